@@ -1,0 +1,29 @@
+# Two commands on a fresh machine with Python 3.11+ and make:
+#   make run   - the site on SQLite with the demo newsroom, at http://127.0.0.1:8000
+#   make test  - the whole test suite (DATABASE_URL picks the database; SQLite by default)
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export DEBUG ?= 1
+
+.PHONY: run test venv serve bench-checks clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: venv
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py loaddemo
+	$(PY) manage.py ensure_editor
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles

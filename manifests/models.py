@@ -1,0 +1,89 @@
+"""Sources and their claims. Knows nothing of stories."""
+
+from django.db import models
+from django.urls import reverse
+
+ID_REGEX = r"^[0-9A-Za-z_-]+$"
+
+
+class Publisher(models.Model):
+    """A source, named by its ``source_name`` (``huggingface-daily-papers``)."""
+
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=~models.Q(name=""), name="publisher_name_not_empty")]
+
+    def __str__(self):
+        return self.name
+
+
+class ManifestQuerySet(models.QuerySet):
+    def with_claims(self):
+        return self.select_related("publisher").prefetch_related("claims")
+
+    def search(self, term: str):
+        return self.filter(
+            models.Q(id__startswith=term) | models.Q(title__icontains=term) | models.Q(publisher__name__icontains=term)
+        )
+
+
+class Manifest(models.Model):
+    """One source document, split into claims. Ids are strings (19 digits), never numbers."""
+
+    id = models.CharField(primary_key=True, max_length=64)
+    title = models.CharField(max_length=500)
+    publisher = models.ForeignKey(Publisher, on_delete=models.PROTECT, related_name="manifests")
+    source_url = models.URLField(max_length=1000)
+    published_date = models.DateField()
+    fetched_at = models.DateTimeField(null=True, blank=True, help_text="When the provider was last asked for it.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ManifestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-published_date", "id"]
+        constraints = [models.CheckConstraint(condition=models.Q(id__regex=ID_REGEX), name="manifest_id_format")]
+
+    def __str__(self):
+        return f"{self.title} ({self.id})"
+
+    def get_absolute_url(self):
+        return reverse("manifest-detail", args=[self.id])
+
+    @property
+    def source_name(self) -> str:
+        return self.publisher.name
+
+
+class ClaimQuerySet(models.QuerySet):
+    def stubs(self):
+        return self.filter(has_text=False)
+
+
+class Claim(models.Model):
+    """A claim of a manifest. A stub (``has_text=False``) is known by id only, until its
+    manifest is imported or fetched."""
+
+    id = models.CharField(primary_key=True, max_length=64)
+    manifest = models.ForeignKey(Manifest, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField(blank=True)
+    has_text = models.BooleanField(default=True)
+    self_reported = models.BooleanField(null=True, help_text="Whether the source reports this about itself; unknown for stubs.")
+
+    objects = ClaimQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["manifest_id", "position", "id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(id__regex=ID_REGEX), name="claim_id_format"),
+            models.CheckConstraint(
+                condition=models.Q(has_text=False) | ~models.Q(text=""), name="claim_text_unless_stub"
+            ),
+        ]
+        indexes = [models.Index(fields=["manifest", "position"])]
+
+    def __str__(self):
+        return self.id if not self.has_text else f"{self.id}: {self.text[:60]}"

@@ -1,0 +1,141 @@
+"""Reading JSON documents with errors that name the JSON path of the problem.
+
+Shared by the desk/1 story format (``stories.desk``) and manifests/1 (``manifests.formats``).
+"""
+
+import datetime as dt
+import json
+import re
+
+ID_RE = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+MAX_TEXT = 100_000
+
+
+class FormatError(ValueError):
+    """A document that is not well-formed. ``path`` is a JSON path (``sections[2].paragraphs[1]``)."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "message": self.message}
+
+
+def loads(text: str | bytes) -> object:
+    """JSON text to Python, keeping big integers exact (they are then rejected as ids)."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FormatError("$", f"not JSON: {exc}") from None
+    except RecursionError:
+        raise FormatError("$", "not JSON: nested too deeply") from None
+
+
+class V:
+    """Small typed readers that raise FormatError with the path of the bad value."""
+
+    @staticmethod
+    def obj(value, path):
+        if not isinstance(value, dict):
+            raise FormatError(path, f"must be an object, not {_kind(value)}")
+        return value
+
+    @staticmethod
+    def lst(value, path):
+        if not isinstance(value, list):
+            raise FormatError(path, f"must be a list, not {_kind(value)}")
+        return value
+
+    @staticmethod
+    def string(value, path, *, required=True, nonempty=False, max_length=MAX_TEXT):
+        if value is None and not required:
+            return ""
+        if not isinstance(value, str):
+            raise FormatError(path, f"must be a string, not {_kind(value)}")
+        if nonempty and not value.strip():
+            raise FormatError(path, "must not be empty")
+        if len(value) > max_length:
+            raise FormatError(path, f"is longer than {max_length} characters")
+        if "\x00" in value:
+            raise FormatError(path, "must not contain NUL characters")
+        return value
+
+    @staticmethod
+    def ident(value, path):
+        if isinstance(value, bool) or not isinstance(value, str):
+            hint = " (ids are strings: quote it)" if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+            raise FormatError(path, f"must be a string id, not {_kind(value)}{hint}")
+        if not ID_RE.match(value):
+            raise FormatError(path, f"{value[:80]!r} is not a valid id (letters, digits, - and _)")
+        return value
+
+    @staticmethod
+    def slug(value, path):
+        V.string(value, path, max_length=200)
+        if not SLUG_RE.match(value):
+            raise FormatError(path, f"{value[:80]!r} is not a slug ([a-z0-9-]+)")
+        return value
+
+    @staticmethod
+    def boolean(value, path):
+        if not isinstance(value, bool):
+            raise FormatError(path, f"must be true or false, not {_kind(value)}")
+        return value
+
+    @staticmethod
+    def timestamp(value, path):
+        V.string(value, path, max_length=40)
+        if not TIMESTAMP_RE.match(value):
+            raise FormatError(path, f"{value!r} is not an ISO 8601 time with a zone (YYYY-MM-DDTHH:MM:SSZ)")
+        try:
+            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+        except ValueError as exc:
+            raise FormatError(path, f"{value!r} is not a real time: {exc}") from None
+
+    @staticmethod
+    def date(value, path):
+        V.string(value, path, max_length=10)
+        if not DATE_RE.match(value):
+            raise FormatError(path, f"{value!r} is not a date (YYYY-MM-DD)")
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError as exc:
+            raise FormatError(path, f"{value!r} is not a real date: {exc}") from None
+
+    @staticmethod
+    def url(value, path):
+        V.string(value, path, nonempty=True, max_length=1000)
+        if not re.match(r"^https?://[^\s/$.?#][^\s]*$", value):
+            raise FormatError(path, f"{value[:80]!r} is not an http(s) URL")
+        return value
+
+    @staticmethod
+    def strings(value, path):
+        return [V.string(item, f"{path}[{i}]", nonempty=True) for i, item in enumerate(V.lst(value, path))]
+
+    @staticmethod
+    def optional_int(value, path):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 100_000:
+            raise FormatError(path, f"must be a whole number of pixels or null, not {_kind(value)}")
+        return value
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def require(data: dict, key: str, path: str = "$"):
+    if key not in data:
+        raise FormatError(f"{path}.{key}" if path != "$" else key, f"missing required field '{key}'")
+    return data[key]

@@ -1,0 +1,159 @@
+"""Site-level models: newsrooms, beats, hourly editions and the site profile."""
+
+import copy
+import datetime as dt
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+
+from . import defaults
+from .fields import OrderedJSONField
+
+EDITION_FORMAT = "%Y-%m-%dT%H"
+EDITION_REGEX = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
+
+
+def parse_edition(value: str) -> dt.datetime:
+    """The UTC hour an edition id (``YYYY-MM-DDTHH``) names; ValueError when it names none."""
+    if not isinstance(value, str) or len(value) != 13:
+        raise ValueError(f"edition {value!r} is not YYYY-MM-DDTHH")
+    return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.timezone.utc)
+
+
+class Newsroom(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    auto_publish = models.BooleanField(
+        default=False, help_text="Publish writer submissions that pass every check without an editor."
+    )
+
+    class Meta:
+        ordering = ["title"]
+        constraints = [models.CheckConstraint(condition=~models.Q(slug=""), name="newsroom_slug_not_empty")]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("newsroom-detail", args=[self.slug])
+
+
+class Beat(models.Model):
+    newsroom = models.ForeignKey(Newsroom, on_delete=models.PROTECT, related_name="beats")
+    slug = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["newsroom__title", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["newsroom", "slug"], name="beat_unique_per_newsroom"),
+            models.CheckConstraint(condition=~models.Q(slug=""), name="beat_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.newsroom.slug}/{self.slug}"
+
+
+class EditionQuerySet(models.QuerySet):
+    def get_or_create_for(self, edition_id: str):
+        return self.get_or_create(id=edition_id, defaults={"starts_at": parse_edition(edition_id)})
+
+
+class Edition(models.Model):
+    """An hourly edition: its id is the UTC hour, ``YYYY-MM-DDTHH``."""
+
+    id = models.CharField(primary_key=True, max_length=13)
+    starts_at = models.DateTimeField(unique=True)
+
+    objects = EditionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-starts_at"]
+        constraints = [models.CheckConstraint(condition=models.Q(id__regex=EDITION_REGEX), name="edition_id_format")]
+
+    def __str__(self):
+        return self.id
+
+    @property
+    def date(self) -> str:
+        return self.id[:10]
+
+    def clean(self):
+        try:
+            expected = parse_edition(self.id)
+        except ValueError as exc:
+            raise ValidationError({"id": str(exc)}) from exc
+        if self.starts_at and self.starts_at != expected:
+            raise ValidationError({"starts_at": "must be the hour the id names"})
+
+    def save(self, *args, **kwargs):
+        if self.starts_at is None:
+            self.starts_at = parse_edition(self.id)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("edition-detail", args=[self.id])
+
+
+def _default_run_these_manifests():
+    return copy.deepcopy(defaults.RUN_THESE_MANIFESTS)
+
+
+def _default_sponsor():
+    return copy.deepcopy(defaults.SPONSOR)
+
+
+def _default_reuse():
+    return copy.deepcopy(defaults.REUSE)
+
+
+class SiteProfile(models.Model):
+    """The one row of site-level texts that every desk/1 story carries.
+
+    ``{site_url}`` in the reuse texts stands for ``settings.SITE_URL``.
+    """
+
+    singleton = models.BooleanField(default=True, unique=True, editable=False)
+    run_these_manifests = OrderedJSONField(default=_default_run_these_manifests)
+    command_one = models.TextField(default=defaults.COMMAND_ONE)
+    command_all = models.TextField(default=defaults.COMMAND_ALL)
+    sponsor = OrderedJSONField(default=_default_sponsor, null=True, blank=True, help_text="The house ad; empty for none.")
+    disclosure = models.TextField(default=defaults.DISCLOSURE)
+    reuse = OrderedJSONField(default=_default_reuse)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(singleton=True), name="site_profile_singleton"),
+            models.CheckConstraint(condition=~models.Q(disclosure=""), name="site_profile_disclosure"),
+        ]
+
+    def __str__(self):
+        return "Site profile"
+
+    @classmethod
+    def load(cls) -> "SiteProfile":
+        obj, _ = cls.objects.get_or_create(singleton=True)
+        return obj
+
+    def reuse_for(self, canonical_url: str | None = None) -> dict:
+        out = {k: v.replace("{site_url}", settings.SITE_URL) if isinstance(v, str) else v for k, v in self.reuse.items()}
+        if canonical_url is not None:
+            out["canonical_url"] = canonical_url
+        return out
+
+    def run_these_manifests_for(self, manifest_ids: list[str]) -> dict:
+        base = copy.deepcopy(self.run_these_manifests)
+        out = {}
+        for key in ("title", "summary"):
+            if key in base:
+                out[key] = base.pop(key)
+        out["manifest_ids"] = list(manifest_ids)
+        out.update(base)
+        template = base.get("request", {}).get("url_template", "")
+        out["commands"] = {
+            "one": self.command_one.format(url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else "",
+            "all": self.command_all.format(ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
+        }
+        return out

@@ -1,0 +1,625 @@
+"""The ``hangingcontext.desk/1`` story format: the one module that reads and writes it.
+
+- ``parse(text)`` / ``validate(data)``: a JSON document to a validated desk/1 dict, or a
+  ``DeskError`` naming the JSON path of the first problem.
+- ``render(stored, ...)``: the stored fields plus every derived field, in the seed's key order.
+- ``export_story(story)``: a loaded ``Story`` as a desk/1 dict.
+- ``import_story(data)``: upsert a validated document into the database, atomically.
+
+See ``shared/spec/desk-1.md`` (copied to ``docs/desk-1.md``) for each field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from manifests.formats import upsert_manifest, validate_manifest
+from manifests.models import Claim, Manifest
+from newsroom.jsondoc import FormatError as DeskError
+from newsroom.jsondoc import V as _V
+from newsroom.jsondoc import loads, require
+from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
+
+SCHEMA = "hangingcontext.desk/1"
+CORRECTION_KINDS = ("correction", "clarification", "update")
+DECISION_CARD_KEYS = ("useful_for", "not_for", "compare_against")
+
+
+def parse(text: str | bytes) -> dict:
+    return validate(loads(text))
+
+
+def _cites(value, path) -> list[dict]:
+    out = []
+    for i, cite in enumerate(_V.lst(value, path)):
+        p = f"{path}[{i}]"
+        _V.obj(cite, p)
+        if "manifest_id" not in cite:
+            raise DeskError(p, "missing required field 'manifest_id'")
+        manifest_id = _V.ident(cite["manifest_id"], f"{p}.manifest_id")
+        claim_ids = [_V.ident(c, f"{p}.claim_ids[{j}]") for j, c in enumerate(_V.lst(cite.get("claim_ids", []), f"{p}.claim_ids"))]
+        seen = set()
+        for j, claim_id in enumerate(claim_ids):
+            if claim_id in seen:
+                raise DeskError(f"{p}.claim_ids[{j}]", f"claim {claim_id} is listed twice in this cite")
+            seen.add(claim_id)
+        out.append({"manifest_id": manifest_id, "claim_ids": claim_ids})
+    return out
+
+
+def validate(data) -> dict:
+    """Check a parsed document against desk/1 and return it normalised (stored fields only,
+    plus the story's own ``manifests`` list, which import uses for stubs)."""
+    _V.obj(data, "$")
+    schema = require(data, "schema")
+    if schema != SCHEMA:
+        raise DeskError("schema", f"must be {SCHEMA!r}, not {schema!r}")
+    if data.get("type", "story") != "story":
+        raise DeskError("type", f"must be 'story', not {data.get('type')!r}")
+
+    doc: dict = {}
+    doc["id"] = _V.ident(data["id"], "id") if data.get("id") is not None else None
+    doc["slug"] = _V.slug(require(data, "slug"), "slug")
+    edition = _V.string(require(data, "edition"), "edition", max_length=40)
+    try:
+        parse_edition(edition)
+    except ValueError:
+        raise DeskError("edition", f"{edition!r} is not an edition (YYYY-MM-DDTHH, a real UTC hour)") from None
+    doc["edition"] = edition
+    doc["newsroom"] = _V.slug(require(data, "newsroom"), "newsroom")
+    doc["beat"] = _V.slug(data["beat"], "beat") if data.get("beat") is not None else None
+    doc["newsroom_title"] = _V.string(data.get("newsroom_title"), "newsroom_title", required=False, max_length=200)
+    audience = _V.string(data.get("audience"), "audience", required=False, max_length=100)
+    if audience and not re.match(r"^[a-z0-9_-]+$", audience):
+        raise DeskError("audience", f"{audience[:80]!r} is not a slug ([a-z0-9_-]+)")
+    doc["audience"] = audience
+    doc["angle"] = _V.string(data.get("angle"), "angle", required=False)
+    doc["headline"] = _V.string(require(data, "headline"), "headline", nonempty=True, max_length=500)
+    doc["dek"] = _V.string(data.get("dek"), "dek", required=False)
+    published = data.get("published_at")
+    doc["published_at"] = _V.timestamp(published, "published_at") if published is not None else None
+
+    labels = data.get("labels")
+    trust = "reported"
+    if labels is not None:
+        _V.obj(labels, "labels")
+        if labels.get("trust") is not None:
+            trust = _V.slug(labels["trust"], "labels.trust")
+    doc["trust"] = trust
+
+    doc["key_facts"] = []
+    for i, fact in enumerate(_V.lst(data.get("key_facts", []), "key_facts")):
+        p = f"key_facts[{i}]"
+        _V.obj(fact, p)
+        doc["key_facts"].append(
+            {
+                "text": _V.string(require(fact, "text", p), f"{p}.text", nonempty=True),
+                "self_reported": _V.boolean(fact["self_reported"], f"{p}.self_reported") if "self_reported" in fact else None,
+                "cites": _cites(fact.get("cites", []), f"{p}.cites"),
+            }
+        )
+
+    doc["images"] = []
+    for i, image in enumerate(_V.lst(data.get("images", []), "images")):
+        p = f"images[{i}]"
+        _V.obj(image, p)
+        doc["images"].append(
+            {
+                "url": _V.url(require(image, "url", p), f"{p}.url"),
+                "alt": _V.string(require(image, "alt", p), f"{p}.alt", nonempty=True, max_length=1000),
+                "caption": _V.string(image.get("caption"), f"{p}.caption", required=False),
+                "credit": _V.string(image.get("credit"), f"{p}.credit", required=False, max_length=500),
+                "width": _V.optional_int(image.get("width"), f"{p}.width"),
+                "height": _V.optional_int(image.get("height"), f"{p}.height"),
+            }
+        )
+
+    doc["sections"] = []
+    for i, section in enumerate(_V.lst(require(data, "sections"), "sections")):
+        p = f"sections[{i}]"
+        _V.obj(section, p)
+        paragraphs = []
+        for j, para in enumerate(_V.lst(require(section, "paragraphs", p), f"{p}.paragraphs")):
+            q = f"{p}.paragraphs[{j}]"
+            _V.obj(para, q)
+            paragraphs.append(
+                {
+                    "markdown": _V.string(require(para, "markdown", q), f"{q}.markdown", nonempty=True),
+                    "cites": _cites(para.get("cites", []), f"{q}.cites"),
+                }
+            )
+        doc["sections"].append(
+            {"heading": _V.string(require(section, "heading", p), f"{p}.heading", max_length=500), "paragraphs": paragraphs}
+        )
+
+    doc["unresolved"] = _V.strings(data.get("unresolved", []), "unresolved")
+    card = _V.obj(data.get("decision_card") or {}, "decision_card")
+    doc["decision_card"] = {key: _V.strings(card[key], f"decision_card.{key}") for key in card}
+
+    writer = _V.obj(data.get("writer") or {}, "writer")
+    doc["writer"] = {
+        "agent": _V.string(writer.get("agent"), "writer.agent", required=False, max_length=200),
+        "run_id": _V.string(writer.get("run_id"), "writer.run_id", required=False, max_length=200),
+    }
+
+    doc["corrections"] = []
+    for i, corr in enumerate(_V.lst(data.get("corrections", []), "corrections")):
+        p = f"corrections[{i}]"
+        _V.obj(corr, p)
+        kind = _V.string(require(corr, "kind", p), f"{p}.kind")
+        if kind not in CORRECTION_KINDS:
+            raise DeskError(f"{p}.kind", f"must be one of {', '.join(CORRECTION_KINDS)}, not {kind!r}")
+        doc["corrections"].append(
+            {
+                "corrected_at": _V.timestamp(require(corr, "corrected_at", p), f"{p}.corrected_at"),
+                "kind": kind,
+                "text": _V.string(require(corr, "text", p), f"{p}.text", nonempty=True),
+            }
+        )
+    times = [c["corrected_at"] for c in doc["corrections"]]
+    if times != sorted(times):
+        raise DeskError("corrections", "must be oldest first")
+
+    doc["related"] = []
+    for i, rel in enumerate(_V.lst(data.get("related", []), "related")):
+        p = f"related[{i}]"
+        _V.obj(rel, p)
+        doc["related"].append(
+            {
+                "url": _V.url(require(rel, "url", p), f"{p}.url"),
+                "headline": _V.string(require(rel, "headline", p), f"{p}.headline", nonempty=True, max_length=500),
+                "slug": _V.slug(rel["slug"], f"{p}.slug") if rel.get("slug") else "",
+            }
+        )
+
+    doc["manifests"] = []
+    for i, entry in enumerate(_V.lst(data.get("manifests", []), "manifests")):
+        doc["manifests"].append(validate_manifest(entry, f"manifests[{i}]", claims=False))
+
+    # Derived fields may be present; they prove nothing, but must have the right types,
+    # and ids must be strings (never numbers).
+    for i, mid in enumerate(_V.lst(data.get("cited_manifest_ids", []), "cited_manifest_ids")):
+        _V.ident(mid, f"cited_manifest_ids[{i}]")
+    if "source_count" in data and (isinstance(data["source_count"], bool) or not isinstance(data["source_count"], int)):
+        raise DeskError("source_count", f"must be a number, not {_kind(data['source_count'])}")
+    _V.strings(data.get("publishers", []), "publishers")
+    doc["derived"] = {key: data[key] for key in DERIVED_KEYS if key in data}
+    return doc
+
+
+# --------------------------------------------------------------------------- deriving
+
+DERIVED_KEYS = (
+    "url", "newsroom_title", "labels", "source_count", "publishers", "cited_manifest_ids", "manifests",
+    "run_these_manifests", "links", "sponsor", "disclosure", "reuse",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ManifestInfo:
+    manifest_id: str
+    title: str
+    source_name: str
+    source_url: str
+    published_date: dt.date
+
+    def as_dict(self) -> dict:
+        return {
+            "manifest_id": self.manifest_id,
+            "title": self.title,
+            "source_name": self.source_name,
+            "source_url": self.source_url,
+            "published_date": self.published_date.isoformat(),
+        }
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> "ManifestInfo":
+        return cls(manifest.id, manifest.title, manifest.publisher.name, manifest.source_url, manifest.published_date)
+
+
+def iter_cites(doc: dict):
+    """(path, cite) for every cite, key facts first, then sections: desk/1's citing order."""
+    for i, fact in enumerate(doc["key_facts"]):
+        for k, cite in enumerate(fact["cites"]):
+            yield f"key_facts[{i}].cites[{k}]", cite
+    for i, section in enumerate(doc["sections"]):
+        for j, para in enumerate(section["paragraphs"]):
+            for k, cite in enumerate(para["cites"]):
+                yield f"sections[{i}].paragraphs[{j}].cites[{k}]", cite
+
+
+def cited_manifest_ids(doc: dict) -> list[str]:
+    return list(dict.fromkeys(cite["manifest_id"] for _, cite in iter_cites(doc)))
+
+
+def story_url(edition: str, slug: str) -> str:
+    return f"{settings.SITE_URL}/stories/{edition[:10]}/{slug}/"
+
+
+def format_time(value: dt.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def trust_text(trust: str, source_count: int) -> str:
+    return f"{trust.replace('_', ' ').capitalize()} · {source_count} source{'' if source_count == 1 else 's'}"
+
+
+def key_fact_self_reported(fact: dict, claims_self_reported: dict[str, bool | None]) -> bool:
+    """True when every claim the fact cites is self-reported by its source. While a cited
+    claim is a stub (unknown), the flag as imported stands."""
+    flags = [claims_self_reported.get(cid) for cite in fact["cites"] for cid in cite["claim_ids"]]
+    if not flags:
+        return bool(fact.get("self_reported")) if fact.get("self_reported") is not None else False
+    if any(flag is False for flag in flags):
+        return False
+    if all(flag is True for flag in flags):
+        return True
+    return bool(fact.get("self_reported"))
+
+
+def render(
+    doc: dict,
+    *,
+    manifests: dict[str, ManifestInfo],
+    claims_self_reported: dict[str, bool | None],
+    newsroom_title: str,
+    profile: SiteProfile,
+) -> dict:
+    """The full desk/1 document, in the seed's key order, from the stored fields ``doc``."""
+    url = story_url(doc["edition"], doc["slug"])
+    cited = cited_manifest_ids(doc)
+    known = [manifests[mid] for mid in cited if mid in manifests]
+    source_count = len(cited)
+    out = {
+        "schema": SCHEMA,
+        "type": "story",
+        "id": doc["id"],
+        "slug": doc["slug"],
+        "edition": doc["edition"],
+        "url": url,
+        "newsroom": doc["newsroom"],
+        "beat": doc["beat"],
+        "newsroom_title": newsroom_title,
+        "audience": doc["audience"],
+        "angle": doc["angle"],
+        "headline": doc["headline"],
+        "dek": doc["dek"],
+        "published_at": format_time(doc["published_at"]),
+        "labels": {"trust": doc["trust"], "trust_text": trust_text(doc["trust"], source_count), "newsroom": newsroom_title},
+        "source_count": source_count,
+        "publishers": sorted({m.source_name for m in known}),
+        "key_facts": [
+            {
+                "text": fact["text"],
+                "self_reported": key_fact_self_reported(fact, claims_self_reported),
+                "cites": [dict(c) for c in fact["cites"]],
+            }
+            for fact in doc["key_facts"]
+        ],
+        "images": [dict(image) for image in doc["images"]],
+        "sections": [
+            {"heading": s["heading"], "paragraphs": [{"markdown": p["markdown"], "cites": [dict(c) for c in p["cites"]]} for p in s["paragraphs"]]}
+            for s in doc["sections"]
+        ],
+        "unresolved": list(doc["unresolved"]),
+        "decision_card": _ordered_card(doc["decision_card"]),
+        "writer": {"agent": doc["writer"]["agent"], "run_id": doc["writer"]["run_id"]},
+        "corrections": [
+            {"corrected_at": format_time(c["corrected_at"]), "kind": c["kind"], "text": c["text"]} for c in doc["corrections"]
+        ],
+        "cited_manifest_ids": cited,
+        "manifests": [m.as_dict() for m in known],
+        "run_these_manifests": profile.run_these_manifests_for(cited),
+        "links": {
+            "html": url,
+            "json": url + "index.json",
+            "markdown": url + "index.md",
+            "newsroom": f"{settings.SITE_URL}/n/{doc['newsroom']}/",
+            "edition": f"{settings.SITE_URL}/editions/{doc['edition']}/",
+        },
+        "related": [dict(r) for r in doc["related"]],
+    }
+    if profile.sponsor:
+        out["sponsor"] = profile.sponsor
+    out["disclosure"] = profile.disclosure
+    out["reuse"] = profile.reuse_for(url)
+    return out
+
+
+def _ordered_card(card: dict) -> dict:
+    ordered = {key: list(card[key]) for key in DECISION_CARD_KEYS if key in card}
+    ordered.update({key: list(value) for key, value in card.items() if key not in ordered})
+    return ordered
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def stored_fields(story) -> dict:
+    """A loaded Story (see ``Story.objects.with_everything()``) as the stored fields of desk/1."""
+
+    def cites_of(owner) -> list[dict]:
+        return [{"manifest_id": c.manifest_id, "claim_ids": [cc.claim_id for cc in c.claims.all()]} for c in owner.cites.all()]
+
+    return {
+        "id": story.id,
+        "slug": story.slug,
+        "edition": story.edition_id,
+        "newsroom": story.newsroom.slug,
+        "beat": story.beat.slug if story.beat_id else None,
+        "audience": story.audience,
+        "angle": story.angle,
+        "headline": story.headline,
+        "dek": story.dek,
+        "published_at": story.published_at,
+        "trust": story.trust,
+        "key_facts": [
+            {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)} for f in story.key_facts.all()
+        ],
+        "images": [
+            {"url": i.url, "alt": i.alt, "caption": i.caption, "credit": i.credit, "width": i.width, "height": i.height}
+            for i in story.images.all()
+        ],
+        "sections": [
+            {"heading": s.heading, "paragraphs": [{"markdown": p.markdown, "cites": cites_of(p)} for p in s.paragraphs.all()]}
+            for s in story.sections.all()
+        ],
+        "unresolved": story.unresolved,
+        "decision_card": story.decision_card,
+        "writer": {"agent": story.writer_agent, "run_id": story.writer_run_id},
+        "corrections": [{"corrected_at": c.corrected_at, "kind": c.kind, "text": c.text} for c in story.corrections.all()],
+        "related": [{"url": r.url, "headline": r.headline, "slug": r.slug} for r in story.related_links.all()],
+    }
+
+
+def _loaded_manifests(story) -> tuple[dict[str, ManifestInfo], dict[str, bool | None]]:
+    manifests, flags = {}, {}
+    for owner in list(story.key_facts.all()) + [p for s in story.sections.all() for p in s.paragraphs.all()]:
+        for cite in owner.cites.all():
+            manifests.setdefault(cite.manifest_id, ManifestInfo.of(cite.manifest))
+            for cc in cite.claims.all():
+                flags[cc.claim_id] = cc.claim.self_reported if cc.claim.has_text else None
+    return manifests, flags
+
+
+def export_story(story, *, profile: SiteProfile | None = None) -> dict:
+    """A story loaded with ``with_everything()`` as a desk/1 dict (no further queries but
+    the site profile, which callers rendering many stories pass in)."""
+    manifests, flags = _loaded_manifests(story)
+    return render(
+        stored_fields(story),
+        manifests=manifests,
+        claims_self_reported=flags,
+        newsroom_title=story.newsroom.title,
+        profile=profile or SiteProfile.load(),
+    )
+
+
+def dumps(data: dict, *, pretty: bool = True) -> str:
+    """desk/1 JSON as the seed has it: two-space indent, UTF-8 characters unescaped."""
+    if pretty:
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def render_document(doc: dict) -> dict:
+    """A validated document (not stored) rendered with derived fields from the database:
+    what the story would export as. Used by the checks."""
+    ids = cited_manifest_ids(doc)
+    db = {m.id: m for m in Manifest.objects.filter(id__in=ids).select_related("publisher")}
+    claim_ids = {cid for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
+    flags = {
+        c.id: (c.self_reported if c.has_text else None)
+        for c in Claim.objects.filter(id__in=claim_ids).only("id", "self_reported", "has_text")
+    }
+    newsroom = Newsroom.objects.filter(slug=doc["newsroom"]).first()
+    title = newsroom.title if newsroom else (doc["newsroom_title"] or _title_of(doc["newsroom"]))
+    return render(
+        doc,
+        manifests={mid: ManifestInfo.of(m) for mid, m in db.items()},
+        claims_self_reported=flags,
+        newsroom_title=title,
+        profile=SiteProfile.load(),
+    )
+
+
+def _title_of(slug: str) -> str:
+    return slug.replace("-", " ").title()
+
+
+# --------------------------------------------------------------------------- importing
+
+
+@dataclass
+class ImportResult:
+    story: object
+    outcome: str  # "created", "updated" or "unchanged"
+
+
+def resolve_references(doc: dict) -> None:
+    """Raise DeskError for cites that import cannot store: a manifest neither in the
+    database nor in the story's ``manifests`` list, or a claim the database holds under
+    another manifest."""
+    listed = {m["manifest_id"] for m in doc["manifests"]}
+    ids = cited_manifest_ids(doc)
+    stored = set(Manifest.objects.filter(id__in=ids).values_list("id", flat=True))
+    claim_ids = {cid for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
+    owners = dict(Claim.objects.filter(id__in=claim_ids).values_list("id", "manifest_id"))
+    for path, cite in iter_cites(doc):
+        mid = cite["manifest_id"]
+        if mid not in stored and mid not in listed:
+            raise DeskError(f"{path}.manifest_id", f"manifest {mid} is neither in the database nor in the story's manifests list")
+        for j, cid in enumerate(cite["claim_ids"]):
+            owner = owners.get(cid)
+            if owner is not None and owner != mid:
+                raise DeskError(f"{path}.claim_ids[{j}]", f"claim {cid} belongs to manifest {owner}, not {mid}")
+    for path, cite in iter_cites(doc):
+        # The same claim under two manifests inside this document is just as wrong.
+        for j, cid in enumerate(cite["claim_ids"]):
+            owners.setdefault(cid, cite["manifest_id"])
+            if owners[cid] != cite["manifest_id"]:
+                raise DeskError(f"{path}.claim_ids[{j}]", f"claim {cid} is cited under manifest {owners[cid]} elsewhere in this story")
+
+
+def import_story(doc: dict, *, user=None, action: str = "import") -> ImportResult:
+    """Upsert a validated story by id, atomically. Creates the newsroom, beat and edition it
+    names, and stub manifests/claims for cites the database lacks."""
+    resolve_references(doc)
+    with transaction.atomic():
+        return save_document(doc, user=user, action=action)
+
+
+def _same_stored_fields(current: dict, doc: dict) -> bool:
+    return all(current[k] == doc[k] for k in current if k != "id")
+
+
+def save_document(doc: dict, *, user=None, action: str = "import", expected_version: int | None = None) -> ImportResult:
+    """Write a validated, resolved document. Call inside ``transaction.atomic()``.
+
+    ``expected_version``: refuse (``VersionConflict``) when the stored story has moved on.
+    """
+    from .models import AuditEntry, Story
+
+    newsroom, _ = Newsroom.objects.get_or_create(
+        slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or _title_of(doc["newsroom"])}
+    )
+    beat = Beat.objects.get_or_create(newsroom=newsroom, slug=doc["beat"])[0] if doc["beat"] else None
+    edition, _ = Edition.objects.get_or_create_for(doc["edition"])
+    _create_stubs(doc)
+
+    story = Story.objects.select_for_update().filter(id=doc["id"]).first() if doc["id"] else None
+    if story is not None:
+        if expected_version is not None and story.version != expected_version:
+            raise VersionConflict(story, expected_version)
+        loaded = Story.objects.with_everything().get(pk=story.pk)
+        current = stored_fields(loaded)
+        if _same_stored_fields(current, doc):
+            return ImportResult(loaded, "unchanged")
+        _check_append_only(current["corrections"], doc["corrections"])
+        outcome = "updated"
+        story.version += 1
+    else:
+        story = Story(id=doc["id"]) if doc["id"] else Story()
+        outcome = "created"
+        current = {"corrections": []}
+
+    clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk=story.pk).first()
+    if clash is not None:
+        raise DeskError("slug", f"slug {doc['slug']!r} is already used on {doc['edition'][:10]} by story {clash.pk}")
+
+    story.slug = doc["slug"]
+    story.edition = edition
+    story.newsroom = newsroom
+    story.beat = beat
+    story.audience = doc["audience"]
+    story.angle = doc["angle"]
+    story.headline = doc["headline"]
+    story.dek = doc["dek"]
+    story.trust = doc["trust"]
+    story.published_at = doc["published_at"]
+    if doc["published_at"] is not None:
+        story.status = Story.Status.PUBLISHED
+    elif story.status == Story.Status.PUBLISHED:
+        story.status = Story.Status.DRAFT
+    story.unresolved = doc["unresolved"]
+    story.decision_card = doc["decision_card"]
+    story.writer_agent = doc["writer"]["agent"]
+    story.writer_run_id = doc["writer"]["run_id"]
+    story.save()
+
+    _replace_children(story, doc)
+    for corr in doc["corrections"][len(current["corrections"]) :]:
+        story.corrections.create(corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user)
+
+    loaded = Story.objects.with_everything().get(pk=story.pk)
+    record_revision(loaded, user=user)
+    AuditEntry.objects.create(story=story, action=action, user=user, version=story.version)
+    return ImportResult(loaded, outcome)
+
+
+class VersionConflict(Exception):
+    """The story was saved by someone else since it was opened."""
+
+    def __init__(self, story, expected_version: int):
+        self.story = story
+        self.expected_version = expected_version
+        super().__init__(
+            f"story {story.pk} is at version {story.version}, not {expected_version}: someone else saved it first"
+        )
+
+
+def record_revision(story, *, user=None):
+    """Keep the story's desk/1 JSON as of this version (one revision per version)."""
+    from .models import Revision
+
+    Revision.objects.update_or_create(
+        story=story, version=story.version, defaults={"data": export_story(story), "created_by": user}
+    )
+
+
+def _check_append_only(existing: list[dict], incoming: list[dict]) -> None:
+    for i, old in enumerate(existing):
+        if i >= len(incoming) or incoming[i] != old:
+            raise DeskError(
+                f"corrections[{i}]",
+                "corrections are append-only: the document must keep every recorded correction, unchanged and in order",
+            )
+
+
+def _create_stubs(doc: dict) -> None:
+    """Manifests and claims the database lacks, created from the story itself: the
+    manifest from the story's ``manifests`` entry, its claims by id with no text yet."""
+    listed = {m["manifest_id"]: m for m in doc["manifests"]}
+    ids = cited_manifest_ids(doc)
+    stored = set(Manifest.objects.filter(id__in=ids).values_list("id", flat=True))
+    for mid in ids:
+        if mid not in stored:
+            upsert_manifest(listed[mid], with_claims=False)
+    wanted = {}
+    for _, cite in iter_cites(doc):
+        for cid in cite["claim_ids"]:
+            wanted.setdefault(cid, cite["manifest_id"])
+    have = set(Claim.objects.filter(id__in=wanted).values_list("id", flat=True))
+    Claim.objects.bulk_create(
+        [Claim(id=cid, manifest_id=mid, text="", has_text=False, self_reported=None, position=10_000) for cid, mid in wanted.items() if cid not in have]
+    )
+
+
+def _replace_children(story, doc: dict) -> None:
+    from .models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
+
+    story.key_facts.all().delete()
+    story.sections.all().delete()
+    story.images.all().delete()
+    story.related_links.all().delete()
+
+    cite_rows: list[tuple[Cite, list[str]]] = []
+
+    def add_cites(cites, **owner):
+        for k, cite in enumerate(cites):
+            cite_rows.append((Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"]))
+
+    for i, fact in enumerate(doc["key_facts"]):
+        kf = KeyFact.objects.create(story=story, position=i, text=fact["text"], declared_self_reported=fact["self_reported"])
+        add_cites(fact["cites"], key_fact=kf)
+    for i, section in enumerate(doc["sections"]):
+        sec = Section.objects.create(story=story, position=i, heading=section["heading"])
+        paragraphs = Paragraph.objects.bulk_create(
+            [Paragraph(section=sec, position=j, markdown=p["markdown"]) for j, p in enumerate(section["paragraphs"])]
+        )
+        for para, data in zip(paragraphs, section["paragraphs"]):
+            add_cites(data["cites"], paragraph=para)
+    cites = Cite.objects.bulk_create([row for row, _ in cite_rows])
+    CiteClaim.objects.bulk_create(
+        [CiteClaim(cite=cite, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)]
+    )
+    Image.objects.bulk_create([Image(story=story, position=i, **image) for i, image in enumerate(doc["images"])])
+    RelatedLink.objects.bulk_create([RelatedLink(story=story, position=i, **rel) for i, rel in enumerate(doc["related"])])

@@ -1,0 +1,349 @@
+"""A story and its parts. The desk/1 format that reads and writes them is ``stories.desk``."""
+
+import secrets
+import time
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Prefetch, Q
+from django.urls import reverse
+
+from manifests.models import Claim, Manifest
+from newsroom.fields import OrderedJSONField
+from newsroom.models import Beat, Edition, Newsroom
+
+SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+
+
+def new_story_id() -> str:
+    """A 19-digit string id, time-ordered like the seed's manifest ids (ms clock + random bits)."""
+    return str((int(time.time() * 1000) << 22) | secrets.randbits(22))
+
+
+class StoryQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(status=Story.Status.PUBLISHED)
+
+    def in_newsroom(self, newsroom):
+        return self.filter(newsroom=newsroom)
+
+    def in_edition(self, edition):
+        return self.filter(edition=edition)
+
+    def newest_first(self):
+        return self.order_by("-published_at", "-id")
+
+    def with_everything(self):
+        """Everything a rendering of the story reads, in a fixed number of queries."""
+        cites = Cite.objects.select_related("manifest__publisher").prefetch_related(
+            Prefetch("claims", queryset=CiteClaim.objects.select_related("claim").order_by("position"))
+        )
+        return self.select_related("newsroom", "beat", "edition").prefetch_related(
+            Prefetch("key_facts", queryset=KeyFact.objects.prefetch_related(Prefetch("cites", queryset=cites))),
+            Prefetch(
+                "sections",
+                queryset=Section.objects.prefetch_related(
+                    Prefetch("paragraphs", queryset=Paragraph.objects.prefetch_related(Prefetch("cites", queryset=cites)))
+                ),
+            ),
+            "images",
+            "related_links",
+            Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
+        )
+
+
+class Story(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SCHEDULED = "scheduled", "Scheduled"
+        PUBLISHED = "published", "Published"
+
+    id = models.CharField(primary_key=True, max_length=64, default=new_story_id)
+    slug = models.SlugField(max_length=200)
+    edition = models.ForeignKey(Edition, on_delete=models.PROTECT, related_name="stories")
+    edition_date = models.DateField(editable=False, help_text="The edition's date: slugs are unique per date.")
+    newsroom = models.ForeignKey(Newsroom, on_delete=models.PROTECT, related_name="stories")
+    beat = models.ForeignKey(Beat, on_delete=models.PROTECT, related_name="stories", null=True, blank=True)
+    audience = models.SlugField(max_length=100, blank=True)
+    angle = models.TextField(blank=True)
+    headline = models.CharField(max_length=500)
+    dek = models.TextField(blank=True)
+    trust = models.SlugField(max_length=50, default="reported", help_text="The editorial label, e.g. reported.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    published_at = models.DateTimeField(null=True, blank=True)
+    scheduled_for = models.DateTimeField(null=True, blank=True)
+    unresolved = OrderedJSONField(default=list, blank=True)
+    decision_card = OrderedJSONField(default=dict, blank=True)
+    writer_agent = models.CharField(max_length=200, blank=True)
+    writer_run_id = models.CharField(max_length=200, blank=True)
+    version = models.PositiveIntegerField(default=1, help_text="Bumped by every save, publish and correction.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = StoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-edition_id", "slug"]
+        verbose_name_plural = "stories"
+        constraints = [
+            models.UniqueConstraint(fields=["edition_date", "slug"], name="story_slug_unique_per_date"),
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_REGEX), name="story_slug_format"),
+            models.CheckConstraint(condition=Q(status__in=["draft", "scheduled", "published"]), name="story_status_valid"),
+            models.CheckConstraint(
+                condition=~Q(status="published") | Q(published_at__isnull=False), name="story_published_has_time"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="scheduled") | Q(scheduled_for__isnull=False), name="story_scheduled_has_time"
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="story_version_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "newsroom", "-published_at"], name="story_newsroom_latest"),
+            models.Index(fields=["status", "updated_at", "id"], name="story_updated_cursor"),
+        ]
+        permissions = [
+            ("publish_story", "Can publish, unpublish and schedule stories"),
+            ("override_checks", "Can publish a story whose checks failed, with a reason"),
+        ]
+
+    def __str__(self):
+        return self.headline
+
+    def save(self, *args, **kwargs):
+        if self.edition_id:
+            self.edition_date = self.edition_id[:10]
+        super().save(*args, **kwargs)
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == self.Status.PUBLISHED
+
+    @property
+    def path(self) -> str:
+        return reverse("story-detail", args=[self.edition_id[:10], self.slug])
+
+    def get_absolute_url(self):
+        return self.path
+
+    @property
+    def url(self) -> str:
+        return settings.SITE_URL + self.path
+
+
+class Section(models.Model):
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="sections")
+    position = models.PositiveIntegerField(default=0)
+    heading = models.CharField(max_length=500)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.heading
+
+
+class Paragraph(models.Model):
+    section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="paragraphs")
+    position = models.PositiveIntegerField(default=0)
+    markdown = models.TextField()
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.markdown[:80]
+
+
+class KeyFact(models.Model):
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="key_facts")
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    declared_self_reported = models.BooleanField(
+        null=True, blank=True, help_text="The flag as imported; used only while a cited claim is a stub."
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class Cite(models.Model):
+    """A paragraph's or key fact's cite: one manifest and an ordered list of its claims."""
+
+    paragraph = models.ForeignKey(Paragraph, on_delete=models.CASCADE, null=True, blank=True, related_name="cites")
+    key_fact = models.ForeignKey(KeyFact, on_delete=models.CASCADE, null=True, blank=True, related_name="cites")
+    position = models.PositiveIntegerField(default=0)
+    manifest = models.ForeignKey(Manifest, on_delete=models.PROTECT, related_name="cites")
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(paragraph__isnull=False, key_fact__isnull=True) | Q(paragraph__isnull=True, key_fact__isnull=False),
+                name="cite_has_one_owner",
+            )
+        ]
+
+    def __str__(self):
+        return f"m:{self.manifest_id}"
+
+
+class CiteClaim(models.Model):
+    cite = models.ForeignKey(Cite, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveIntegerField(default=0)
+    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="citations")
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [models.UniqueConstraint(fields=["cite", "claim"], name="cite_claim_once")]
+
+    def __str__(self):
+        return self.claim_id
+
+
+class Image(models.Model):
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="images")
+    position = models.PositiveIntegerField(default=0)
+    url = models.URLField(max_length=1000)
+    alt = models.CharField(max_length=1000, help_text="Required: what the image shows, for readers who cannot see it.")
+    caption = models.TextField(blank=True)
+    credit = models.CharField(max_length=500, blank=True)
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [models.CheckConstraint(condition=~Q(alt=""), name="image_alt_required")]
+
+    def __str__(self):
+        return self.alt
+
+
+class RelatedLink(models.Model):
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="related_links")
+    position = models.PositiveIntegerField(default=0)
+    url = models.URLField(max_length=1000)
+    headline = models.CharField(max_length=500)
+    slug = models.SlugField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.headline
+
+
+class AppendOnlyError(Exception):
+    pass
+
+
+class CorrectionQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnlyError("corrections are append-only")
+
+    def delete(self):
+        raise AppendOnlyError("corrections are append-only")
+
+
+class Correction(models.Model):
+    """A correction, clarification or update. Append-only: never edited, never deleted."""
+
+    class Kind(models.TextChoices):
+        CORRECTION = "correction", "Correction"
+        CLARIFICATION = "clarification", "Clarification"
+        UPDATE = "update", "Update"
+
+    story = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="corrections")
+    corrected_at = models.DateTimeField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    text = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
+
+    objects = CorrectionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["corrected_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"),
+            models.CheckConstraint(condition=~Q(text=""), name="correction_text_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} of {self.corrected_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise AppendOnlyError("corrections are append-only: record a new one instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("corrections are append-only")
+
+
+class Revision(models.Model):
+    """The story's desk/1 JSON as of one save."""
+
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    data = OrderedJSONField()
+
+    class Meta:
+        ordering = ["-version"]
+        constraints = [models.UniqueConstraint(fields=["story", "version"], name="revision_once_per_version")]
+
+    def __str__(self):
+        return f"{self.story_id} v{self.version}"
+
+
+class AuditEntry(models.Model):
+    """One row per side-effecting action on a story (publish, unpublish, correct, import...)."""
+
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="audit_entries")
+    action = models.CharField(max_length=32)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    version = models.PositiveIntegerField()
+    reason = models.TextField(blank=True)
+    details = OrderedJSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.action} {self.story_id} v{self.version}"
+
+
+class CheckResult(models.Model):
+    """The rubric of one run of the publish checks on a stored story."""
+
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="check_results")
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    passed = models.BooleanField()
+    score = models.FloatField()
+    rubric = OrderedJSONField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        get_latest_by = "created_at"
+
+    def __str__(self):
+        return f"{self.story_id} v{self.version}: {'passed' if self.passed else 'failed'} ({self.score:.2f})"
+
+
+class StoryFingerprint(models.Model):
+    """What ``not_a_repeat`` compares: a MinHash signature of the text and the cited claim ids.
+    Kept up to date on every write of a story, so a check reads no other story's text."""
+
+    story = models.OneToOneField(Story, on_delete=models.CASCADE, primary_key=True, related_name="fingerprint")
+    minhash = OrderedJSONField(default=list)
+    claim_ids = OrderedJSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"fingerprint of {self.story_id}"

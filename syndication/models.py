@@ -1,0 +1,1 @@
+"""Partners, API keys and webhooks (the syndication issue)."""
