@@ -11,6 +11,7 @@ from collections import Counter
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Count, ProtectedError, Q
 from django.http import HttpResponseRedirect
 
@@ -123,6 +124,7 @@ class ManifestAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
     search_fields = ["id", "title", "publisher__name"]
     autocomplete_fields = ["publisher"]
     readonly_fields = ["fetched_at", "updated_at"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     inlines = [ClaimInline]
     actions = ["fetch_from_provider"]
 
@@ -131,6 +133,8 @@ class ManifestAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
             super()
             .get_queryset(request)
             .annotate(n_claims=Count("claims"), n_stubs=Count("claims", filter=Q(claims__has_text=False)))
+            # Meta.ordering does not apply to a GROUP BY query; autocomplete pages need an order.
+            .order_by(*Manifest._meta.ordering)
         )
 
     @admin.display(description="claims", ordering="n_claims")
