@@ -20,6 +20,7 @@ from .models import Claim, Manifest, Publisher
 
 # The action fetches synchronously, in the request: keep it to what a provider answers quickly.
 FETCH_ACTION_LIMIT = 25
+FETCH_ACTION_SECONDS = 30
 PROTECTED_LIST_LIMIT = 20
 
 
@@ -156,7 +157,7 @@ class ManifestAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
                 messages.ERROR,
             )
             return
-        summary = provider.fetch_manifests(ids, force=True)
+        summary = provider.fetch_manifests(ids, force=True, time_limit=FETCH_ACTION_SECONDS)
         troubles = summary.with_outcome(provider.FAILED, provider.NOT_FOUND)
         level = messages.WARNING if troubles else messages.SUCCESS
         self.message_user(request, f"Fetched from the provider: {summary.line()}.", level)

@@ -132,17 +132,23 @@ class ProviderConfig:
 # --- Public entry points -------------------------------------------------------------
 
 
-def fetch_manifests(ids, *, force: bool = False, config: ProviderConfig | None = None, progress=None) -> Summary:
+def fetch_manifests(
+    ids, *, force: bool = False, config: ProviderConfig | None = None, progress=None, time_limit: float | None = None
+) -> Summary:
     """Fetch each id (duplicates once) and store what the provider replies. An id fetched
     within ``fresh_hours`` is skipped unless ``force``. ``progress(done, total, result)`` is
-    called after each id."""
+    called after each id. With ``time_limit`` (seconds), ids not begun by then are not
+    attempted (for callers inside a web request)."""
     config = config or ProviderConfig.from_settings()
     adapter = get_adapter()
     ids = list(dict.fromkeys(ids))
     fresh = set() if force else _recently_fetched(ids, config.fresh_hours)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     summary = Summary()
     stopped = ""
     for done, manifest_id in enumerate(ids, start=1):
+        if not stopped and deadline is not None and time.monotonic() >= deadline:
+            stopped = f"out of time ({time_limit:g} s); run `manage.py fetch_manifests` for the rest"
         if manifest_id in fresh:
             result = Result(manifest_id, SKIPPED, f"fetched in the last {config.fresh_hours:g} hours (use --force)")
         elif stopped:
@@ -237,7 +243,12 @@ def fetch_reply(manifest_id: str, config: ProviderConfig) -> bytes:
             delay = _retry_delay(headers, attempt, problem, config)
         if attempt < config.max_attempts:
             logger.warning(
-                "manifest %s: %s; retrying in %.1f s (attempt %d of %d)", manifest_id, problem, delay, attempt, config.max_attempts
+                "manifest %s: %s; retrying in %.1f s (attempt %d of %d)",
+                manifest_id,
+                config.redact(problem),
+                delay,
+                attempt,
+                config.max_attempts,
             )
             sleep(delay)
     raise ProviderError(FAILED, f"{problem} (gave up after {config.max_attempts} attempts)")

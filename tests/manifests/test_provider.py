@@ -16,7 +16,10 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from manifests import provider
+from manifests.adapters import REPLY, check_identity
+from manifests.formats import validate_manifest
 from manifests.models import Claim, Manifest, Publisher
+from newsroom.jsondoc import V, require
 from tests.conftest import SEED_JSON, SEED_MANIFESTS
 from tests.factories import ClaimFactory, ManifestFactory
 
@@ -307,6 +310,15 @@ def test_a_write_that_fails_halfway_is_rolled_back(fake_provider, entry, stored)
     assert db_state() == before
 
 
+def test_ids_not_begun_within_the_time_limit_are_not_attempted(fake_provider, entry, stored):
+    fake_provider.serve_entry(entry)
+    summary = provider.fetch_manifests([stored.id, "1700000000000000001"], time_limit=0)
+    assert [(r.outcome, r.message.split(";")[0]) for r in summary.results] == [
+        (provider.FAILED, "not attempted: out of time (0 s)")
+    ] * 2
+    assert fake_provider.requests == []
+
+
 def test_an_invalid_id_is_refused_without_a_request(fake_provider):
     _, err, _ = run_failing("../etc/passwd")
     assert "is not a valid manifest id" in err
@@ -378,6 +390,56 @@ def test_stub_claims_for_lists_only_stubs_of_those_manifests(stored):
     found = provider.stub_claims_for([stored.id, stub.manifest_id])
     assert [c.id for c in found] == sorted([*Claim.objects.stubs().filter(manifest=stored).values_list("id", flat=True), stub.id])
     assert provider.stub_claims_for([stored.id], claim_ids=[stub.id]) == []
+
+
+# --- Another provider's shape: the example adapter of docs/manifest-provider.md -----------
+
+
+def other_provider(reply: object, *, manifest_id: str) -> dict:
+    V.obj(reply, REPLY)
+    source = V.obj(require(reply, "source", REPLY), f"{REPLY}.source")
+    entry = {
+        "manifest_id": require(reply, "id", REPLY),
+        "title": require(reply, "headline", REPLY),
+        "source_name": require(source, "name", f"{REPLY}.source"),
+        "source_url": require(source, "url", f"{REPLY}.source"),
+        "published_date": require(reply, "date", REPLY),
+        "claims": [
+            {"claim_id": s["id"], "text": s["text"], "self_reported": s.get("first_party", False)}
+            for s in V.lst(require(reply, "signal", REPLY), f"{REPLY}.signal")
+        ],
+    }
+    return check_identity(validate_manifest(entry, REPLY), manifest_id)
+
+
+def other_reply(entry: dict) -> dict:
+    return {
+        "id": entry["manifest_id"],
+        "headline": entry["title"],
+        "source": {"name": entry["source_name"], "url": entry["source_url"]},
+        "date": entry["published_date"],
+        "signal": [{"id": c["claim_id"], "text": c["text"], "first_party": c["self_reported"]} for c in entry["claims"]],
+    }
+
+
+def test_another_providers_adapter_is_used_when_configured(fake_provider, settings, entry):
+    settings.MANIFEST_PROVIDER_ADAPTER = "tests.manifests.test_provider.other_provider"
+    fake_provider.serve(entry["manifest_id"], Reply.json(other_reply(entry)))
+    run(entry["manifest_id"])
+    manifest = Manifest.objects.get(id=entry["manifest_id"])
+    assert (manifest.title, manifest.publisher.name) == (entry["title"], entry["source_name"])
+    assert list(manifest.claims.values_list("id", flat=True)) == [c["claim_id"] for c in entry["claims"]]
+
+
+def test_another_providers_reply_missing_a_field_is_named(fake_provider, settings, entry, stored):
+    settings.MANIFEST_PROVIDER_ADAPTER = "tests.manifests.test_provider.other_provider"
+    reply = other_reply(entry)
+    del reply["source"]["url"]
+    fake_provider.serve(stored.id, Reply.json(reply))
+    before = db_state()
+    _, err, _ = run_failing(stored.id)
+    assert "reply.source.url: missing required field 'url'" in err
+    assert db_state() == before
 
 
 # --- The seed, end to end ---------------------------------------------------------------------
