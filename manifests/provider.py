@@ -33,6 +33,8 @@ from .adapters import get_adapter
 from .formats import upsert_manifest
 from .models import Claim, Manifest
 
+# Diagnostics only, at DEBUG: callers report outcomes themselves (the command's lines and
+# summary, the admin's messages), so nothing is said twice or drawn across a progress bar.
 logger = logging.getLogger(__name__)
 
 FETCHED = "fetched"
@@ -193,11 +195,11 @@ def _fetch_one(manifest_id: str, config: ProviderConfig, adapter) -> tuple[Resul
         outcome = _store(adapter(_parse(fetch_reply(manifest_id, config)), manifest_id=manifest_id), manifest_id)
     except ProviderError as exc:
         result = Result(manifest_id, exc.outcome, config.redact(exc.message))
-        logger.warning("manifest %s: %s", manifest_id, result.message)
+        logger.debug("manifest %s: %s", manifest_id, result.message)
         return result, exc.stop
     except FormatError as exc:
         result = Result(manifest_id, FAILED, config.redact(f"the reply does not map: {exc} (nothing stored)"))
-        logger.warning("manifest %s: %s", manifest_id, result.message)
+        logger.debug("manifest %s: %s", manifest_id, result.message)
         return result, False
     stubs = tuple(Claim.objects.stubs().filter(manifest_id=manifest_id).order_by("id").values_list("id", flat=True))
     message = f"{len(stubs)} cited claim(s) not in the provider's reply, still without text: {', '.join(stubs)}" if stubs else ""
@@ -242,7 +244,7 @@ def fetch_reply(manifest_id: str, config: ProviderConfig) -> bytes:
                 raise _final_error(status, problem, config)
             delay = _retry_delay(headers, attempt, problem, config)
         if attempt < config.max_attempts:
-            logger.warning(
+            logger.debug(
                 "manifest %s: %s; retrying in %.1f s (attempt %d of %d)",
                 manifest_id,
                 config.redact(problem),

@@ -30,7 +30,7 @@ class Command(BaseCommand):
         bar = self.stderr.isatty() and verbosity > 0
         summary = provider.fetch_manifests(wanted, force=force, progress=self._progress if bar else None)
         if bar:
-            self.stderr.write("")
+            self.stderr.write("", style_func=_plain)
         self._report(summary, verbosity)
         self.stdout.write(f"manifests: {summary.line()}")
         problems = summary.with_outcome(provider.FAILED) + [
@@ -44,6 +44,7 @@ class Command(BaseCommand):
         self.stderr.write(
             f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} {result.manifest_id} {result.outcome}\x1b[K",
             ending="",
+            style_func=_plain,
         )
         self.stderr.flush()
 
@@ -55,3 +56,8 @@ class Command(BaseCommand):
                 self.stderr.write(line)
             elif verbosity >= 2:
                 self.stdout.write(line)
+
+
+def _plain(text: str) -> str:
+    """No colour: stderr's default style is the error red, and the bar is no error."""
+    return text
