@@ -180,6 +180,15 @@ class ClaimAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
     readonly_fields = ["status"]
     fields = ["id", "manifest", "position", "text", "self_reported", "status"]
 
+    def get_search_results(self, request, queryset, search_term):
+        """On the autocomplete view, ``?manifest=<id>`` offers only that manifest's claims:
+        a cite's claims widget passes its chosen manifest."""
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        manifest_id = request.GET.get("manifest")
+        if manifest_id and request.resolver_match and request.resolver_match.url_name == "autocomplete":
+            queryset = queryset.filter(manifest_id=manifest_id)
+        return queryset, may_have_duplicates
+
     @admin.display(description="text")
     def short_text(self, claim):
         return claim.text[:120] if claim.has_text else "(stub: no text yet)"

@@ -84,6 +84,16 @@ def test_other_admins_can_autocomplete_manifests(admin_client, library):
     assert [r["id"] for r in response.json()["results"]] == ["1800000000000000003"]
 
 
+def test_claim_autocomplete_can_offer_only_one_manifests_claims(admin_client, library):
+    other = ClaimFactory(text="Reward models drift.")
+    query = {"app_label": "stories", "model_name": "citeclaim", "field_name": "claim", "term": "reward"}
+    response = admin_client.get(reverse("admin:autocomplete"), query)
+    assert {r["id"] for r in response.json()["results"]} == {other.id, library[0].claims.get().id}
+    response = admin_client.get(reverse("admin:autocomplete"), {**query, "manifest": library[0].id})
+    [only] = response.json()["results"]
+    assert only == {"id": library[0].claims.get().id, "text": str(library[0].claims.get())}
+
+
 @pytest.mark.parametrize(
     "term, expected",
     [("reward hacking", 1), ("1900000000000000042", 1), ("1700000000000000002", 1), ("nothing like it", 0)],
