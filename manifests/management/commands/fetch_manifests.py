@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from manifests import provider
 
-BAR_WIDTH = 30
 # On a terminal only: the bar redraws one line (\r, then erase to the end of the line).
+BAR_WIDTH = 30
 
 
 class Command(BaseCommand):
