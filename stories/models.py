@@ -80,7 +80,7 @@ class StoryQuerySet(models.QuerySet):
         vector = (
             SearchVector("headline", weight="A", config="english")
             + SearchVector("dek", weight="B", config="english")
-            + SearchVector(Coalesce(models.Subquery(body), models.Value("")), weight="C", config="english")
+            + SearchVector(Coalesce(models.Subquery(body), models.Value(""), output_field=models.TextField()), weight="C", config="english")
         )
         search_query = SearchQuery(query, search_type="websearch", config="english")
         return (

@@ -143,5 +143,5 @@ def search(request):
     query = " ".join(request.GET.get("q", "").split())[:200]
     results = None
     if query:
-        results = page_of(request, Story.objects.published().select_related("newsroom").search(query))
+        results = page_of(request, Story.objects.published().select_related("newsroom", "beat").search(query))
     return render(request, "stories/search.html", {"query": query, "page": results})
