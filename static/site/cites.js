@@ -56,4 +56,15 @@
     }
   });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") { close(); } });
+
+  // Without this script every source shows its cited claims; with it the list is folded
+  // (the markers show the claims in place) and unfolds the source a link leads to.
+  function unfoldTarget() {
+    var target = location.hash && document.getElementById(location.hash.slice(1));
+    var details = target && target.querySelector("details");
+    if (details) { details.open = true; }
+  }
+  Array.prototype.forEach.call(document.querySelectorAll(".source-list details[open]"), function (d) { d.open = false; });
+  unfoldTarget();
+  window.addEventListener("hashchange", unfoldTarget);
 })();
