@@ -291,3 +291,40 @@ def test_rendered_page_is_cached_by_version(client, demo):
     assert b"Changed text." not in client.get(URL + "index.txt").content
     Story.objects.filter(pk=demo.pk).update(version=demo.version + 1)
     assert b"Changed text." in client.get(URL + "index.txt").content
+
+
+def test_public_pages_set_no_cookie_and_do_not_vary_on_it(client, demo):
+    """A CDN may share one copy among all readers only if the page never depends on a cookie."""
+    client.cookies["sessionid"] = "whatever"
+    for url in (URL, URL + "index.json", "/", "/feed.atom", "/n/artificial-intelligence/"):
+        response = client.get(url)
+        assert "Cookie" not in response.get("Vary", ""), url
+        assert not response.cookies, url
+
+
+def test_manifest_change_refreshes_the_story_page(client, demo):
+    from manifests.models import Manifest
+
+    before = client.get(URL)
+    manifest = Manifest.objects.get(id="1792043738156041460")
+    manifest.title = "Long-Horizon RL Needs Muon (v2)"
+    manifest.save()
+    after = client.get(URL, headers={"If-None-Match": before["ETag"]})
+    assert after.status_code == 200
+    assert "Long-Horizon RL Needs Muon (v2)" in after.content.decode()
+
+
+def test_no_house_ad_when_the_site_has_none(client, demo):
+    from newsroom.models import SiteProfile
+
+    profile = SiteProfile.load()
+    profile.sponsor = None
+    profile.save()
+    html = client.get(URL).content.decode()
+    assert 'aria-label="House ad"' not in html and "Ask what Synorb covers" not in html
+
+
+def test_not_found_page_is_a_site_page(client, db):
+    response = client.get("/stories/2026-10-16/nothing-here/")
+    assert response.status_code == 404
+    assert "There is no published page at this address." in response.content.decode()
