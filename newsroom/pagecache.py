@@ -2,8 +2,8 @@
 
 Two counters live in the cache (``CACHE_URL``):
 
-- ``sources``: bumped when a manifest, claim or the site profile changes. Story pages
-  show claim texts and site texts, so their ETags and cached renderings include it.
+- ``sources`` (site texts) and ``sources:<story id>`` (the manifests and claims that story
+  cites): story pages show both, so their ETags and cached renderings include them.
 - ``lists``: bumped when a story is published, unpublished, updated or corrected (see
   ``stories.cache``). Every page that lists stories keys its ETag and cache on it.
 

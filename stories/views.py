@@ -20,6 +20,7 @@ from newsroom.models import SiteProfile
 from newsroom.pagecache import cached_body, generation, generation_time, list_page, make_etag, public
 
 from . import desk, presenters, renderings
+from .cache import story_sources_key
 from .models import Correction, Story
 
 FORMATS = {
@@ -45,7 +46,8 @@ class _Lookup:
         if self.story is None:
             raise Http404("no such story")
         self.profile = SiteProfile.load()
-        self.sources_generation = generation("sources")
+        self.source_keys = ("sources", story_sources_key(self.story.id))
+        self.sources_generation = "/".join(generation(k) for k in self.source_keys)
 
     @classmethod
     def of(cls, request, date, slug) -> "_Lookup":
@@ -63,7 +65,7 @@ class _Lookup:
         return make_etag("story", fmt, s.id, s.version, self.profile_state(), self.sources_generation)
 
     def last_modified(self) -> dt.datetime:
-        return max(self.story.updated_at, generation_time("sources"))
+        return max(self.story.updated_at, *(generation_time(k) for k in self.source_keys))
 
 
 def _etag_func(fmt):

@@ -328,3 +328,22 @@ def test_not_found_page_is_a_site_page(client, db):
     response = client.get("/stories/2026-10-16/nothing-here/")
     assert response.status_code == 404
     assert "There is no published page at this address." in response.content.decode()
+
+
+def test_only_stories_citing_a_changed_source_are_refreshed(client, demo, seed_doc):
+    from manifests.models import Claim, Manifest
+    from tests.factories import ManifestFactory
+
+    other = ManifestFactory()
+    before = client.get(URL)["ETag"]
+    other.title = "Unrelated change"
+    other.save()
+    assert client.get(URL)["ETag"] == before
+    Manifest.objects.get(id="1792043738156041460").save(update_fields=["fetched_at"])
+    assert client.get(URL)["ETag"] == before  # bookkeeping only
+    claim = Claim.objects.get(id="1792067413462310158")
+    claim.text = "A corrected claim text."
+    claim.save()
+    after = client.get(URL)
+    assert after["ETag"] != before
+    assert "A corrected claim text." in after.content.decode()
