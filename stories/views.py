@@ -77,7 +77,9 @@ def _last_modified(request, date, slug):
 
 
 def _render(fmt: str, lookup: _Lookup, request) -> bytes:
-    story = Story.objects.with_everything().get(pk=lookup.story.pk)
+    story = Story.objects.published().with_everything().filter(pk=lookup.story.pk).first()
+    if story is None:  # unpublished since the lookup, a moment ago
+        raise Http404("no such story")
     d = desk.export_story(story, profile=lookup.profile)
     if fmt == "json":
         return renderings.to_json(d)

@@ -3,9 +3,11 @@
 (function () {
   "use strict";
   var open = null;
+  var opener = null;
 
-  function close() {
+  function close(returnFocus) {
     if (open) { open.remove(); open = null; }
+    if (returnFocus && opener) { opener.focus(); }
   }
 
   function show(link) {
@@ -19,7 +21,7 @@
     var closer = document.createElement("button");
     closer.type = "button";
     closer.textContent = "Close";
-    closer.addEventListener("click", function () { close(); link.focus(); });
+    closer.addEventListener("click", function () { close(true); });
     box.appendChild(closer);
     var title = target.querySelector(".source-title");
     if (title) { box.appendChild(title.cloneNode(true)); }
@@ -43,6 +45,7 @@
     box.style.left = Math.max(8, Math.min(window.scrollX + r.left - 20, window.scrollX + document.documentElement.clientWidth - 430)) + "px";
     document.body.appendChild(box);
     open = box;
+    opener = link;
     closer.focus();
     return true;
   }
@@ -55,7 +58,7 @@
       close();
     }
   });
-  document.addEventListener("keydown", function (e) { if (e.key === "Escape") { close(); } });
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape" && open) { close(true); } });
 
   // Without this script every source shows its cited claims; with it the list is folded
   // (the markers show the claims in place) and unfolds the source a link leads to.

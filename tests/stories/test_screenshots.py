@@ -63,6 +63,8 @@ def test_cite_marker_opens_claims_and_works_without_script(browser, live_server,
     page.screenshot(path=str(OUT / "story-phone-cite.png"))
     page.keyboard.press("Escape")
     assert popover.count() == 0
+    # focus goes back to the marker the reader opened
+    assert page.evaluate("document.activeElement === document.querySelectorAll('sup.cite a')[5]")
     # with the script, the sources list is folded until a link leads to a source
     assert not page.locator("#claim-1792067413462310158").is_visible()
     marker.click()

@@ -261,6 +261,10 @@ def test_open_graph_and_alternate_links(client, demo):
     assert '<link rel="canonical" href="https://hangingcontext.com/stories/2026-10-16/agent-training-stack/">' in html
     assert 'type="application/atom+xml"' in html and 'href="/n/artificial-intelligence/feed.atom"' in html
     assert 'type="application/feed+json"' in html
+    # the renderings, relative to the page so that they work on any host
+    for name in ("index.json", "index.md", "index.txt"):
+        assert f'href="{name}"' in html
+        assert client.get(URL + name).status_code == 200
 
 
 @pytest.mark.parametrize("suffix", ["", "index.json", "index.md", "index.txt"])
