@@ -8,7 +8,6 @@ pytestmark = pytest.mark.django_db
 
 MANIFEST = "1792067182956183080"
 CITED_BY_PARAGRAPH_ONLY = "1792067413469324577"
-NOT_CITED = None  # filled from the seed manifests doc
 
 
 def test_manifest_page_shows_source_claims_and_citing_stories(client, demo, seed_manifests_doc):
