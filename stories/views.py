@@ -62,7 +62,7 @@ class _Lookup:
 
     def etag(self, fmt: str) -> str:
         s = self.story
-        return make_etag("story", fmt, s.id, s.version, self.profile_state(), self.sources_generation)
+        return make_etag("story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation)
 
     def last_modified(self) -> dt.datetime:
         return max(self.story.updated_at, *(generation_time(k) for k in self.source_keys))
