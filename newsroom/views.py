@@ -16,6 +16,7 @@ from .models import Beat, Edition, Newsroom, SiteProfile
 from .pagecache import list_page, public
 
 PAGE_SIZE = 20
+HOME_EARLIER = 12  # stories from earlier editions on the home page
 
 
 def _stories():
@@ -36,11 +37,12 @@ def home(request):
     """The latest edition's stories, the newest stories, and the newsrooms."""
     latest = _stories().newest_first().first()
     edition_stories = list(_stories().in_edition(latest.edition_id).newest_first()) if latest else []
+    earlier = list(_stories().exclude(edition_id=latest.edition_id).newest_first()[:HOME_EARLIER]) if latest else []
     newsrooms = Newsroom.objects.filter(stories__status="published").distinct().order_by("title")
     return render(
         request,
         "newsroom/home.html",
-        {"edition": latest.edition if latest else None, "stories": edition_stories, "newsrooms": newsrooms},
+        {"edition": latest.edition if latest else None, "stories": edition_stories, "earlier": earlier, "newsrooms": newsrooms},
     )
 
 

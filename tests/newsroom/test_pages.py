@@ -28,7 +28,10 @@ def test_home_shows_latest_edition_and_newsrooms(client, newsroom_stories):
     # the latest story is story-23 (2026-10-17T23); its edition holds only it
     assert 'href="/editions/2026-10-17T23/"' in html
     assert "/stories/2026-10-17/story-23/" in html
-    assert "/stories/2026-10-17/story-22/" not in html
+    # earlier editions follow, newest first, up to 12
+    earlier = html[html.index('id="earlier-heading"') :]
+    assert earlier.index("/stories/2026-10-17/story-22/") < earlier.index("/stories/2026-10-17/story-21/")
+    assert earlier.count('class="story-card"') == 12
     assert 'href="/n/artificial-intelligence/"' in html
     assert "secret-draft" not in html
 
@@ -116,7 +119,7 @@ def test_list_pages_answer_304_and_carry_cdn_headers(client, newsroom_stories):
 
 @pytest.mark.parametrize(
     "url,most",
-    [("/", 4), ("/n/artificial-intelligence/", 4), ("/n/artificial-intelligence/?beat=policy", 4),
+    [("/", 5), ("/n/artificial-intelligence/", 4), ("/n/artificial-intelligence/?beat=policy", 4),
      ("/editions/2026-10-16T00/", 2), ("/.well-known/reuse.json", 1), ("/terms/reuse/", 1)],
 )  # fmt: skip
 def test_page_query_counts(client, newsroom_stories, url, most, django_assert_max_num_queries):

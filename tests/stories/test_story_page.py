@@ -351,3 +351,18 @@ def test_only_stories_citing_a_changed_source_are_refreshed(client, demo, seed_d
     after = client.get(URL)
     assert after["ETag"] != before
     assert "A corrected claim text." in after.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [URL, "/", "/n/artificial-intelligence/", "/editions/2026-10-16T00/", "/manifests/1792067182956183080/",
+     "/corrections/", "/search/?q=agent", "/terms/reuse/", "/stories/2026-10-16/missing/"],
+)  # fmt: skip
+def test_every_page_has_one_h1_ordered_headings_landmarks_and_unique_ids(client, demo, url):
+    html = client.get(url).content.decode()
+    o = outline(html)
+    assert o.headings.count(1) == 1 and o.headings[0] == 1, url
+    assert all(b - a <= 1 for a, b in zip(o.headings, o.headings[1:])), (url, o.headings)
+    assert {"banner", "contentinfo", "main", "search"} <= set(o.landmarks), url
+    assert len(o.ids) == len(set(o.ids)), url
+    assert all(img.get("alt") for img in o.imgs), url
