@@ -38,10 +38,11 @@ def generation(name: str) -> str:
     """The counter's current value (a timestamp as text), made when missing."""
     value = cache.get(_key(name))
     if value is None:
-        value = f"{time.time():.6f}"
         # add(): two processes racing to create it agree on one value.
-        if not cache.add(_key(name), value, None):
-            value = cache.get(_key(name)) or value
+        cache.add(_key(name), f"{time.time():.6f}", None)
+        # A cache that keeps nothing (dummycache://) gets a constant, so that ETags stay
+        # stable and conditional GETs still answer 304.
+        value = cache.get(_key(name)) or "0"
     return value
 
 

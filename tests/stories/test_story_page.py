@@ -366,3 +366,12 @@ def test_every_page_has_one_h1_ordered_headings_landmarks_and_unique_ids(client,
     assert {"banner", "contentinfo", "main", "search"} <= set(o.landmarks), url
     assert len(o.ids) == len(set(o.ids)), url
     assert all(img.get("alt") for img in o.imgs), url
+
+
+def test_conditional_get_works_with_a_cache_that_keeps_nothing(client, demo, settings):
+    # Django's setting_changed receiver rebuilds the cache handler for the new CACHES.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    first = client.get(URL)
+    assert first.status_code == 200
+    assert client.get(URL, headers={"If-None-Match": first["ETag"]}).status_code == 304
+    assert client.get(URL + "index.txt").content.decode() == SEED_TXT.read_text(encoding="utf-8")
