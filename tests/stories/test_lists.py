@@ -86,3 +86,11 @@ def test_search_query_count(client, searchable, django_assert_max_num_queries):
     # a count and a page of results, however many stories match
     with django_assert_max_num_queries(2):
         assert "agent-training-stack" in results(client, "agent")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")
+def test_postgres_search_puts_headline_matches_above_body_matches(client, searchable, seed_doc):
+    # newer, but the word is only in a paragraph (950); older, with the word in the headline (952)
+    make_story(seed_doc, id="952", slug="rotterdam-headline", headline="Rotterdam port automates", published_at="2026-10-16T05:00:00Z", edition="2026-10-16T05")
+    html = results(client, "Rotterdam")
+    assert html.index("rotterdam-headline/") < html.index("freight-story/")
