@@ -39,10 +39,14 @@ def redact(text: str) -> str:
 
 
 class RequestIdFilter(logging.Filter):
-    """Adds ``record.request_id`` (the current request's id, or "-") to every record."""
+    """Adds ``record.request_id`` (the current request's id, or "-") to every record.
+
+    Django logs 4xx/5xx responses after the middleware has returned, with the request
+    attached to the record; its ``id`` (set by ``RequestIdMiddleware``) is used then.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id_var.get()
+        record.request_id = getattr(getattr(record, "request", None), "id", None) or request_id_var.get()
         return True
 
 
@@ -55,7 +59,9 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": redact(record.getMessage()),
-            "request_id": getattr(record, "request_id", None) or request_id_var.get(),
+            "request_id": getattr(record, "request_id", None)
+            or getattr(getattr(record, "request", None), "id", None)
+            or request_id_var.get(),
         }
         request = getattr(record, "request", None)
         if request is not None and hasattr(request, "method"):
