@@ -50,7 +50,7 @@ max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", "200"))
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # The worker heartbeat file on tmpfs: a disk-backed /tmp can stall it under I/O load.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # empty: no access log
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 logger_class = "newsroom.logging.GunicornJsonLogger"

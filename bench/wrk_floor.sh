@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Measure pages against the framework floor: the same gunicorn config, the same middleware,
+# a trivial view (/bench/floor?bytes=N) returning as many bytes as the page.
+#
+#   bench/wrk_floor.sh [SPEC ...]
+#
+# SPEC is a path, optionally followed by "|304" (send the conditional header the page's
+# first response allows -- If-None-Match from its ETag, else If-Modified-Since -- and compare
+# with a 0-byte floor) or by "|Header: value" (sent with every request, to page and floor).
+# Without SPECs it measures /healthz and /.
+#
+# Environment (defaults in brackets):
+#   BENCH_DATABASE_URL  [postgres://postgres@127.0.0.1:5432/newsroom_bench]
+#   BENCH_CACHE_URL     [redis://127.0.0.1:6379/15]; dummycache:// for the cold path
+#   BENCH_PORT          [8001]
+#   BENCH_SETUP         [1]: create the database if missing, migrate, loaddemo, collectstatic
+#   WRK_THREADS [2]  WRK_CONNECTIONS [64]  WRK_DURATION [10s]  WRK_WARMUP [2s]
+#   WEB_CONCURRENCY     gunicorn workers cap (gunicorn.conf.py: 2*cores+1)
+#   GUNICORN_ACCESSLOG  [/dev/null]: the JSON access log is formatted as in production
+# Prints a Markdown table: page rps, floor rps, ratio, page mean latency.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+PY="$ROOT/.venv/bin/python"
+PORT="${BENCH_PORT:-8001}"
+BASE="http://127.0.0.1:$PORT"
+THREADS="${WRK_THREADS:-2}"
+CONNECTIONS="${WRK_CONNECTIONS:-64}"
+DURATION="${WRK_DURATION:-10s}"
+WARMUP="${WRK_WARMUP:-2s}"
+
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+
+export DEBUG=0
+export SECRET_KEY="${SECRET_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')}"
+export ALLOWED_HOSTS="127.0.0.1,localhost"
+export SECURE_SSL_REDIRECT=0
+export BENCH_FLOOR=1
+export DATABASE_URL="${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/newsroom_bench}"
+export CACHE_URL="${BENCH_CACHE_URL:-redis://127.0.0.1:6379/15}"
+export CONN_MAX_AGE="${CONN_MAX_AGE:-600}"
+export LOG_LEVEL="${LOG_LEVEL:-WARNING}"
+export GUNICORN_BIND="127.0.0.1:$PORT"
+export GUNICORN_ACCESSLOG="${GUNICORN_ACCESSLOG:-/dev/null}"
+
+if [[ "${BENCH_SETUP:-1}" == 1 ]]; then
+    if [[ "$DATABASE_URL" == postgres* ]]; then
+        db_name="${DATABASE_URL##*/}"
+        server_url="${DATABASE_URL%/*}/postgres"
+        exists="$(psql "$server_url" -tAc "SELECT 1 FROM pg_database WHERE datname = '$db_name'")"
+        [[ "$exists" == 1 ]] || psql "$server_url" -qc "CREATE DATABASE \"$db_name\""
+    fi
+    "$PY" manage.py migrate --noinput -v0
+    "$PY" manage.py loaddemo >/dev/null
+    "$PY" manage.py collectstatic --noinput -v0
+fi
+
+log="$(mktemp -t bench-gunicorn.XXXXXX.log)"
+"$ROOT/.venv/bin/gunicorn" --config gunicorn.conf.py >"$log" 2>&1 &
+gunicorn_pid=$!
+trap 'kill "$gunicorn_pid" 2>/dev/null; wait "$gunicorn_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+    curl -fs "$BASE/healthz" >/dev/null 2>&1 && break
+    kill -0 "$gunicorn_pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.1
+done
+workers="$(pgrep -P "$gunicorn_pid" | wc -l)"
+
+# wrk_rps URL [HEADER]: requests per second and mean latency ("rps latency").
+wrk_rps() {
+    local url="$1" header="${2:-}" args=(-t"$THREADS" -c"$CONNECTIONS")
+    [[ -n "$header" ]] && args+=(-H "$header")
+    wrk "${args[@]}" -d"$WARMUP" "$url" >/dev/null
+    local out
+    out="$(wrk "${args[@]}" -d"$DURATION" --latency "$url")"
+    if grep -q "Non-2xx or 3xx responses" <<<"$out"; then
+        echo "warning: non-2xx/3xx responses from $url" >&2
+    fi
+    local rps latency
+    rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
+    latency="$(awk '$1 == "Latency" {print $2; exit}' <<<"$out")"
+    echo "$rps $latency"
+}
+
+# conditional_header URL: the If-None-Match / If-Modified-Since header a client would send.
+conditional_header() {
+    local headers etag modified
+    headers="$(curl -s -D - -o /dev/null "$1" | tr -d '\r')"
+    etag="$(awk -F': ' 'tolower($1) == "etag" {print $2}' <<<"$headers")"
+    modified="$(awk -F': ' 'tolower($1) == "last-modified" {print $2}' <<<"$headers")"
+    if [[ -n "$etag" ]]; then echo "If-None-Match: $etag";
+    elif [[ -n "$modified" ]]; then echo "If-Modified-Since: $modified";
+    else echo ""; fi
+}
+
+(( $# )) || set -- /healthz /
+echo "gunicorn: $workers workers on $BASE; wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after ${WARMUP} warm-up); cache $CACHE_URL"
+echo
+echo "| page | status | bytes | page req/s | floor req/s | ratio | page mean latency |"
+echo "|---|---|---|---|---|---|---|"
+for spec in "$@"; do
+    path="${spec%%|*}"
+    extra=""
+    [[ "$spec" == *"|"* ]] && extra="${spec#*|}"
+    url="$BASE$path"
+    header="$extra"
+    if [[ "$extra" == 304 ]]; then
+        header="$(conditional_header "$url")"
+        [[ -n "$header" ]] || { echo "| $path | no ETag or Last-Modified: cannot ask for 304 | | | | | |"; continue; }
+    fi
+    curl_args=(-s -o /dev/null -w '%{http_code} %{size_download}\n')
+    [[ -n "$header" ]] && curl_args+=(-H "$header")
+    read -r status bytes < <(curl "${curl_args[@]}" "$url")
+    read -r floor_rps _ < <(wrk_rps "$BASE/bench/floor?bytes=$bytes" "$header")
+    read -r page_rps page_latency < <(wrk_rps "$url" "$header")
+    ratio="$(awk -v p="$page_rps" -v f="$floor_rps" 'BEGIN { printf "%.2f", (f > 0 ? p / f : 0) }')"
+    label="$path"
+    [[ -n "$extra" ]] && label="$path ($( [[ "$extra" == 304 ]] && echo conditional || echo "$extra"))"
+    echo "| \`$label\` | $status | $bytes | $page_rps | $floor_rps | $ratio | $page_latency |"
+done
