@@ -176,7 +176,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # DATABASE_REPLICA_URLS (comma-separated) adds replica1..replicaN; newsroom/db_router.py
 # sends the reads of safe, unpinned public requests there. Under test each replica mirrors
 # the primary (Django's TEST MIRROR), so routing is exercised against one database.
-DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", DATABASES["default"]["CONN_MAX_AGE"] != 0)
+# Health checks cost a round trip per request; worth it where the database restarts often.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("CONN_HEALTH_CHECKS", default=False))
 DATABASE_REPLICAS = []
 for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
     _alias = f"replica{_number}"
