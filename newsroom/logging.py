@@ -20,7 +20,9 @@ import re
 # The id of the request this thread or task is serving ("-" outside a request).
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 
-_AUTH_VALUE = re.compile(r"\b(Bearer|Token|Api-Key|ApiKey|Basic|Key)(\s+|=)[^\s,;\"']+", re.IGNORECASE)
+# A scheme word followed by something credential-shaped (8+ token characters), so that
+# ordinary prose ("Basic facts", "Token ring") is left alone.
+_AUTH_VALUE = re.compile(r"\b(Bearer|Token|Api-Key|ApiKey|Basic)(\s+|=)[A-Za-z0-9._~+/=:-]{8,}", re.IGNORECASE)
 _AUTH_HEADER = re.compile(r"(authorization[\"']?\s*[:=]\s*[\"']?)[^\"',;}\s]+(\s+[^\"',;}\s]+)?", re.IGNORECASE)
 
 # Record attributes the standard library sets; anything else came in through ``extra=``.

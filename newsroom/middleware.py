@@ -12,7 +12,7 @@ import uuid
 
 from django.conf import settings
 
-from . import db_router
+from . import db_router, health
 from .logging import request_id_var
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -79,8 +79,6 @@ class HealthCheckMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        from . import health
-
         view = health.PROBES.get(request.path_info)
         if view is not None and request.method in ("GET", "HEAD"):
             return view(request)

@@ -72,7 +72,8 @@ def test_credentials_in_messages_are_redacted(text):
 
 
 def test_redaction_leaves_ordinary_text_alone():
-    assert redact("published story 81 in 12 ms") == "published story 81 in 12 ms"
+    for text in ["published story 81 in 12 ms", "Basic facts about the Token ring", "Key 'x' not found"]:
+        assert redact(text) == text
 
 
 @pytest.mark.django_db
