@@ -7,10 +7,12 @@ Order in ``settings.MIDDLEWARE`` (set at the end of settings.py):
 Django's stack, with ``ContentSecurityPolicyMiddleware`` last-but-not-least.
 """
 
+import hashlib
 import re
 import uuid
 
 from django.conf import settings
+from django.core.cache import cache
 
 from . import db_router, health
 from .logging import request_id_var
@@ -95,8 +97,10 @@ class PrimaryDatabaseMiddleware:
     A request reads from a replica only when it is safe (GET/HEAD/OPTIONS), outside the
     paths that always use the primary (``DATABASE_PRIMARY_PATHS``: the admin), and not
     pinned. A request that writes -- any unsafe method, or any query routed for writing --
-    sets a short-lived cookie; while it lives, that browser's reads go to the primary too,
-    so an editor who just saved sees the save even if the replicas lag.
+    pins its client to the primary for ``DATABASE_PIN_SECONDS``, so an editor who just saved
+    (or an API client that just posted) sees the save even if the replicas lag. Browsers are
+    pinned by a cookie; API clients, which keep no cookies, by a cache entry keyed by a hash
+    of their ``Authorization`` header.
     """
 
     def __init__(self, get_response):
@@ -105,20 +109,34 @@ class PrimaryDatabaseMiddleware:
     def __call__(self, request):
         if not settings.DATABASE_REPLICAS:
             return self.get_response(request)
+        unsafe = request.method in _UNSAFE_METHODS
+        pin_key = _credential_pin_key(request)
         use_replicas = (
-            request.method not in _UNSAFE_METHODS
+            not unsafe
             and PIN_COOKIE not in request.COOKIES
             and not request.path_info.startswith(tuple(settings.DATABASE_PRIMARY_PATHS))
+            and not (pin_key and cache.get(pin_key))
         )
         with db_router.routing(use_replicas=use_replicas) as state:
             response = self.get_response(request)
-        if state.wrote or request.method in _UNSAFE_METHODS:
-            response.set_cookie(
-                PIN_COOKIE,
-                "1",
-                max_age=settings.DATABASE_PIN_SECONDS,
-                secure=settings.SESSION_COOKIE_SECURE,
-                httponly=True,
-                samesite="Lax",
-            )
+        if state.wrote or unsafe:
+            self._pin(response, pin_key)
         return response
+
+    @staticmethod
+    def _pin(response, pin_key):
+        seconds = settings.DATABASE_PIN_SECONDS
+        response.set_cookie(
+            PIN_COOKIE, "1", max_age=seconds, secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax"
+        )
+        if pin_key:
+            cache.set(pin_key, 1, seconds)
+
+
+def _credential_pin_key(request) -> str | None:
+    """The cache key pinning this request's credentials to the primary (None if it has none)."""
+    credentials = request.headers.get("Authorization")
+    if not credentials:
+        return None
+    # A hash, so the credential itself is never stored in the cache.
+    return "dbpin:" + hashlib.sha256(credentials.encode()).hexdigest()[:32]

@@ -136,3 +136,17 @@ def test_without_replicas_the_middleware_does_nothing():
     read, response = run(rf.post("/api/v1/stories/"))
     assert read == "default"
     assert PIN_COOKIE not in response.cookies
+
+
+def test_an_api_client_that_wrote_reads_the_primary_without_cookies():
+    from django.core.cache import cache
+
+    cache.clear()
+    headers = {"HTTP_AUTHORIZATION": "Api-Key partner-key-123456"}
+    _, response = run(rf.post("/api/v1/stories/", **headers))
+    assert PIN_COOKIE in response.cookies  # ignored by the API client
+    read, _ = run(rf.get("/api/v1/stories/", **headers))
+    assert read == "default"
+    other, _ = run(rf.get("/api/v1/stories/", HTTP_AUTHORIZATION="Api-Key another-key-654321"))
+    assert other in REPLICAS
+    assert not any("partner-key" in str(key) for key in getattr(cache, "_cache", {}))
