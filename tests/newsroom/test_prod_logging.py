@@ -118,3 +118,28 @@ def test_production_logging_uses_the_json_formatter_with_the_request_id_filter()
     handler = live.LOGGING["handlers"]["console"]
     assert handler["filters"] == ["request_id"]
     assert live.LOGGING["formatters"]["json"]["()"] == "newsroom.logging.JsonFormatter"
+
+
+def test_gunicorns_access_log_lines_are_json(capsys):
+    import datetime
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+
+    from newsroom.logging import GunicornJsonLogger
+
+    cfg = Config()
+    cfg.set("accesslog", "-")
+    logger = GunicornJsonLogger(cfg)
+    environ = {
+        "REQUEST_METHOD": "GET", "RAW_URI": "/api/v1/stories/", "PATH_INFO": "/api/v1/stories/",
+        "QUERY_STRING": "", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "10.0.0.1",
+        "HTTP_AUTHORIZATION": f"Api-Key {API_KEY}",
+    }
+    response = SimpleNamespace(status="200 OK", sent=42, headers=[("X-Request-ID", "trace-1")])
+    request = SimpleNamespace(headers=[("AUTHORIZATION", f"Api-Key {API_KEY}")])
+    logger.access(response, request, environ, datetime.timedelta(milliseconds=3))
+    out = capsys.readouterr().out
+    entry = json.loads(out.strip().splitlines()[-1])
+    assert entry["path"] == "/api/v1/stories/" and entry["status"] == 200 and entry["request_id"] == "trace-1"
+    assert API_KEY not in out
