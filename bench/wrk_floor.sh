@@ -119,3 +119,9 @@ for spec in "$@"; do
     [[ -n "$extra" ]] && label="$path ($( [[ "$extra" == 304 ]] && echo conditional || echo "$extra"))"
     echo "| \`$label\` | $status | $bytes | $page_rps | $floor_rps | $ratio | $page_latency |"
 done
+
+# Resident memory of each worker after the run (issue 7: under 150 MB, no growth). Run with
+# GUNICORN_MAX_REQUESTS=0 to measure without worker recycling.
+echo
+echo "worker RSS after the run (MB): $(ps -o rss= --ppid "$gunicorn_pid" | awk '{printf "%s%.1f", sep, $1/1024; sep=", "}')"
+echo "requests served per worker are bounded by GUNICORN_MAX_REQUESTS=${GUNICORN_MAX_REQUESTS:-2000} (0: never recycled)"

@@ -24,3 +24,11 @@ def test_the_floor_refuses_a_bad_size(client, settings, value):
     settings.BENCH_FLOOR = True
     response = client.get(f"/bench/floor?bytes={value}")
     assert response.status_code == 400
+
+
+def test_the_floor_resolves_without_trying_other_routes():
+    # Trying (and failing) other routes first costs time the pages measured against the
+    # floor would not pay, flattering their ratio.
+    from django.urls import resolve
+
+    assert len(resolve("/bench/floor").tried) == 1
