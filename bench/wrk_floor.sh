@@ -21,51 +21,14 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-PY="$ROOT/.venv/bin/python"
-PORT="${BENCH_PORT:-8001}"
-BASE="http://127.0.0.1:$PORT"
 THREADS="${WRK_THREADS:-2}"
 CONNECTIONS="${WRK_CONNECTIONS:-64}"
 DURATION="${WRK_DURATION:-10s}"
 WARMUP="${WRK_WARMUP:-2s}"
 
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-
-export DEBUG=0
-export SECRET_KEY="${SECRET_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')}"
-export ALLOWED_HOSTS="127.0.0.1,localhost"
-export SECURE_SSL_REDIRECT=0
-export BENCH_FLOOR=1
-export DATABASE_URL="${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/newsroom_bench}"
-export CACHE_URL="${BENCH_CACHE_URL:-redis://127.0.0.1:6379/15}"
-export CONN_MAX_AGE="${CONN_MAX_AGE:-600}"
-export LOG_LEVEL="${LOG_LEVEL:-WARNING}"
-export GUNICORN_BIND="127.0.0.1:$PORT"
-export GUNICORN_ACCESSLOG="${GUNICORN_ACCESSLOG:-/dev/null}"
-
-if [[ "${BENCH_SETUP:-1}" == 1 ]]; then
-    if [[ "$DATABASE_URL" == postgres* ]]; then
-        db_name="${DATABASE_URL##*/}"
-        server_url="${DATABASE_URL%/*}/postgres"
-        exists="$(psql "$server_url" -tAc "SELECT 1 FROM pg_database WHERE datname = '$db_name'")"
-        [[ "$exists" == 1 ]] || psql "$server_url" -qc "CREATE DATABASE \"$db_name\""
-    fi
-    "$PY" manage.py migrate --noinput -v0
-    "$PY" manage.py loaddemo >/dev/null
-    "$PY" manage.py collectstatic --noinput -v0
-fi
-
-log="$(mktemp -t bench-gunicorn.XXXXXX.log)"
-"$ROOT/.venv/bin/gunicorn" --config gunicorn.conf.py >"$log" 2>&1 &
-gunicorn_pid=$!
-trap 'kill "$gunicorn_pid" 2>/dev/null; wait "$gunicorn_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-    curl -fs "$BASE/healthz" >/dev/null 2>&1 && break
-    kill -0 "$gunicorn_pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
-    sleep 0.1
-done
-workers="$(pgrep -P "$gunicorn_pid" | wc -l)"
+# shellcheck source=bench/server.sh
+. "$ROOT/bench/server.sh"
+start_server
 
 # wrk_rps URL [HEADER]: requests per second and mean latency ("rps latency").
 wrk_rps() {
@@ -123,5 +86,5 @@ done
 # Resident memory of each worker after the run (issue 7: under 150 MB, no growth). Run with
 # GUNICORN_MAX_REQUESTS=0 to measure without worker recycling.
 echo
-echo "worker RSS after the run (MB): $(ps -o rss= --ppid "$gunicorn_pid" | awk '{printf "%s%.1f", sep, $1/1024; sep=", "}')"
+echo "worker RSS after the run (MB): $(worker_rss)"
 echo "requests served per worker are bounded by GUNICORN_MAX_REQUESTS=${GUNICORN_MAX_REQUESTS:-2000} (0: never recycled)"
