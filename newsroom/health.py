@@ -3,7 +3,8 @@
 ``/healthz``: the process is up and serving Python (touches nothing else, so a database
 outage does not make an orchestrator restart every app server). ``/readyz``: the database
 answers ``SELECT 1`` (the primary and every replica) and the cache round-trips a value; 503
-with JSON naming each check that failed, so a load balancer stops sending traffic.
+with JSON naming each check that failed, so a load balancer stops sending traffic (unless
+the check is listed in ``READYZ_OPTIONAL``).
 """
 
 import logging
@@ -64,13 +65,22 @@ def readiness() -> dict[str, str]:
 
 
 def readyz(request):
-    """200 when every dependency answers, else 503 naming the ones that did not."""
+    """200 when every dependency answers, else 503 naming the ones that did not.
+
+    Checks named by a prefix in ``settings.READYZ_OPTIONAL`` (e.g. ``cache``,
+    ``database:replica``) are reported but do not make the probe fail: the site survives
+    them, and a shared dependency failing must not take every app server out of the load
+    balancer at once. The status is then ``degraded``.
+    """
     results = readiness()
     failed = sorted(name for name, outcome in results.items() if outcome != "ok")
-    body = {"status": "fail" if failed else "ok", "checks": results}
+    optional = tuple(settings.READYZ_OPTIONAL)
+    fatal = [name for name in failed if not name.startswith(optional)] if optional else failed
+    status = "fail" if fatal else "degraded" if failed else "ok"
+    body = {"status": status, "checks": results}
     if failed:
         body["failed"] = failed
-    return _no_store(JsonResponse(body, status=503 if failed else 200))
+    return _no_store(JsonResponse(body, status=503 if fatal else 200))
 
 
 PROBES = {"/healthz": healthz, "/readyz": readyz}

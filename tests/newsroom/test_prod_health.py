@@ -89,3 +89,24 @@ def test_readyz_accepts_the_dummy_cache_of_the_cold_benchmarks(client, settings)
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json()["checks"]["cache"] == "ok"
+
+
+def test_an_optional_check_failing_leaves_readyz_up_but_degraded(client, settings):
+    settings.CACHES = CLOSED_REDIS
+    settings.READYZ_OPTIONAL = ["cache", "database:replica"]
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["status"] == "degraded"
+    assert response.json()["failed"] == ["cache"]
+
+
+def test_a_required_check_failing_fails_readyz_even_with_optional_ones(client, settings, monkeypatch):
+    settings.READYZ_OPTIONAL = ["cache"]
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connections["default"], "cursor", refuse)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "fail"
