@@ -1,10 +1,11 @@
 """Project middleware: request ids, the Content-Security-Policy, health probes, read-your-writes.
 
-Order in ``settings.MIDDLEWARE`` (set at the end of settings.py):
-``RequestIdMiddleware`` first (so every log line of the request carries its id), then
-``HealthCheckMiddleware`` (answers probes before host validation and sessions), then
+Order in ``settings.MIDDLEWARE`` (set at the end of settings.py), outermost first:
+``RequestIdMiddleware`` (every log line of the request carries its id),
+``ContentSecurityPolicyMiddleware`` (so every response, even an error or a probe, has the
+policy), ``HealthCheckMiddleware`` (answers probes before host validation and sessions),
 ``PrimaryDatabaseMiddleware`` (decides replica or primary before anything reads), then
-Django's stack, with ``ContentSecurityPolicyMiddleware`` last-but-not-least.
+Django's stack.
 """
 
 import hashlib
