@@ -22,6 +22,13 @@ run: venv
 	$(PY) manage.py ensure_editor
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# Production-style serving: hashed static files for whitenoise, then gunicorn with
+# gunicorn.conf.py (workers, timeouts, JSON access log; see docs/deploy.md). Production sets
+# DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, CACHE_URL in the environment.
+serve: venv
+	$(PY) manage.py collectstatic --noinput
+	$(VENV)/bin/gunicorn --config gunicorn.conf.py
+
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
 
