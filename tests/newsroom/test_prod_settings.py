@@ -17,7 +17,7 @@ PROD_ENV = {
     "ALLOWED_HOSTS": "example.com",
 }
 # Variables of the test run that must not leak into a fresh production process.
-SCRUBBED = {"DEBUG", "CACHE_URL", "REDIS_URL", "DATABASE_REPLICA_URLS", "BEHIND_TLS_PROXY", "LOG_FORMAT"}
+SCRUBBED = {"DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG", "CACHE_URL", "REDIS_URL", "DATABASE_REPLICA_URLS", "BEHIND_TLS_PROXY", "LOG_FORMAT"}
 
 
 def django(*args: str, **env: str) -> subprocess.CompletedProcess:
