@@ -9,6 +9,7 @@ from functools import cached_property
 from newsroom.models import parse_edition
 
 ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
 def finding(severity: str, path: str, message: str, **extra) -> dict:
@@ -27,7 +28,9 @@ class CriterionResult:
         return not any(f["severity"] == ERROR for f in self.findings)
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "passed": self.passed, "score": round(self.score, 4), "findings": self.findings}
+        """The criterion's part of the rubric; findings errors first, then in document order."""
+        findings = sorted(self.findings, key=lambda f: SEVERITY_RANK[f["severity"]])
+        return {"name": self.name, "passed": self.passed, "score": round(self.score, 4), "findings": findings}
 
 
 class Criterion:
