@@ -4,16 +4,20 @@ is a near-duplicate.
 The window is the ``CHECKS_REPEAT_WINDOW_HOURS`` before the story's edition, up to and
 including the edition itself; later editions are not looked at (a later story repeating
 this one is *its* problem, not this one's). Candidates are compared through their stored
-``StoryFingerprint`` only (one query, no other story's text): the estimated Jaccard
-similarity of their text shingles (MinHash) and the exact Jaccard similarity of their cited
-claim ids. Either at or above ``CHECKS_REPEAT_SIMILARITY`` makes a repeat. The story
-itself (by id) never counts.
+``StoryFingerprint`` (one query, no other story's text): the estimated Jaccard similarity
+of their text shingles (MinHash) and the exact Jaccard similarity of their cited claim ids.
+Either at or above ``CHECKS_REPEAT_SIMILARITY`` makes a repeat. The story itself (by id)
+never counts.
+
+To stay fast with thousands of candidates, the same query asks the (indexed) cite tables
+which candidates share at least one claim with the story, and returns the claim ids only
+for those; the MinHash signatures are compared in bulk (``minhash.similarities``).
 """
 
 import datetime as dt
 
 from django.conf import settings
-from django.db.models import TextField
+from django.db.models import Case, Q, TextField, Value, When
 from django.db.models.functions import Cast
 
 from . import minhash
@@ -23,26 +27,39 @@ from .fingerprint import fingerprint_of
 EDITION_FORMAT = "%Y-%m-%dT%H"
 
 
-def candidates(ctx):
-    """(id, headline, edition, signature, raw claim ids JSON) of the published stories the
+def candidates(ctx, claim_ids: list[str]):
+    """(id, headline, edition, signature, claim ids JSON or "") of the published stories the
     story may repeat. Edition ids sort as their hours, so the window is a string range."""
-    from stories.models import Story
+    from stories.models import CiteClaim, Story
 
     start = (ctx.edition_start - dt.timedelta(hours=settings.CHECKS_REPEAT_WINDOW_HOURS)).strftime(EDITION_FORMAT)
-    qs = (
+    shared = CiteClaim.objects.filter(claim_id__in=claim_ids)
+    sharing = Q(id__in=shared.filter(cite__paragraph__isnull=False).values("cite__paragraph__section__story_id")) | Q(
+        id__in=shared.filter(cite__key_fact__isnull=False).values("cite__key_fact__story_id")
+    )
+    return (
         Story.objects.published()
         .filter(newsroom__slug=ctx.doc["newsroom"], edition_id__gte=start, edition_id__lte=ctx.doc["edition"])
         .exclude(id__in=ctx.excluded_ids)
         .filter(fingerprint__isnull=False)
-        # raw text: decoding thousands of JSON lists is the slow part, and most are not needed
-        .values_list("id", "headline", "edition_id", Cast("fingerprint__minhash", TextField()), Cast("fingerprint__claim_ids", TextField()))
-    )
-    return qs
+        .order_by()  # the model's default ordering would make the database sort every candidate
+        .values_list(
+            "id", "headline", "edition_id",
+            # raw text: decoding thousands of JSON values is the slow part
+            Cast("fingerprint__minhash", TextField()),
+            Case(When(sharing, then=Cast("fingerprint__claim_ids", TextField())), default=Value(""), output_field=TextField())
+            if claim_ids else Value("", output_field=TextField()),
+        )
+    )  # fmt: skip
 
 
 def _claim_ids(raw: str) -> set[str]:
     # the stored JSON is a list of id strings; ids never contain quotes (see ID_REGEX)
     return set(raw.split('"')[1::2])
+
+
+def _signature(raw: str) -> str:
+    return raw[1:-1] if raw.startswith('"') else ""
 
 
 class NotARepeat(Criterion):
@@ -51,16 +68,15 @@ class NotARepeat(Criterion):
     def run(self, ctx) -> CriterionResult:
         threshold = settings.CHECKS_REPEAT_SIMILARITY
         sig, claim_ids = fingerprint_of(ctx.doc)
-        own = minhash.decode(sig)
         ours = set(claim_ids)
+        rows = list(candidates(ctx, claim_ids))
+        text_sims = minhash.similarities(sig, [_signature(row[3]) for row in rows])
         findings, worst = [], 0.0
-        for story_id, headline, edition, cand_sig, cand_claims in candidates(ctx):
-            text_sim = minhash.similarity_decoded(own, minhash.decode(cand_sig[1:-1])) if cand_sig.startswith('"') else 0.0
+        for (story_id, headline, edition, _, cand_claims), text_sim in zip(rows, text_sims):
             claim_sim = 0.0
-            if ours and cand_claims and cand_claims != "[]":
+            if cand_claims:
                 theirs = _claim_ids(cand_claims)
-                if not ours.isdisjoint(theirs):
-                    claim_sim = len(ours & theirs) / len(ours | theirs)
+                claim_sim = len(ours & theirs) / len(ours | theirs)
             similarity = max(text_sim, claim_sim)
             worst = max(worst, similarity)
             if similarity >= threshold:

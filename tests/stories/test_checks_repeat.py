@@ -26,7 +26,7 @@ def store(doc):
 def test_saving_a_story_stores_its_fingerprint(manifests_loaded, story_doc):
     story = store(near_duplicate(story_doc))
     fp = StoryFingerprint.objects.get(story=story)
-    assert len(fp.minhash) == 344  # base64 of 128 16-bit bins
+    assert len(fp.minhash) == 256  # 128 one-byte bins, in hex
     assert "1792066472590940172" in fp.claim_ids and fp.claim_ids == sorted(fp.claim_ids)
 
 
@@ -115,3 +115,12 @@ def test_different_story_on_a_shared_source_passes(manifests_loaded, story_doc, 
     store(doc)
     assert failing(rubric_of(seed_doc)) == []
     assert Story.objects.published().count() == 1
+
+
+def test_bulk_similarities_equal_pairwise_ones():
+    texts = [f"word{i} " * 3 + " ".join(f"w{j}" for j in range(i, i + 40)) for i in range(0, 60, 7)]
+    sigs = [minhash.signature(t.split()) for t in texts]
+    assert minhash.similarities(sigs[0], sigs) == [minhash.similarity(sigs[0], s) for s in sigs]
+    assert minhash.similarities(sigs[0], sigs)[0] == 1.0
+    assert 0.0 < minhash.similarities(sigs[0], sigs)[1] < 1.0
+    assert minhash.similarities(sigs[0], ["", "zz" * 128]) == [0.0, 0.0]
