@@ -13,12 +13,20 @@ class MetadataConsistent(Criterion):
 
     def run(self, ctx) -> CriterionResult:
         derived = ctx.doc.get("derived", {})
-        known = [ctx.manifests[mid] for mid in ctx.cited_manifest_ids if mid in ctx.manifests]
+        # A manifest the database lacks is manifests_exist's finding; its entry in the
+        # document cannot be verified, so it is taken as written rather than reported twice.
+        own = {e.get("manifest_id"): e for e in derived.get("manifests") or [] if isinstance(e, dict)}
+        entries = []
+        for mid in ctx.cited_manifest_ids:
+            if mid in ctx.manifests:
+                entries.append(ManifestInfo.of(ctx.manifests[mid]).as_dict())
+            elif mid in own:
+                entries.append(own[mid])
         expected = {
             "source_count": len(ctx.cited_manifest_ids),
-            "publishers": sorted({m.publisher.name for m in known}),
+            "publishers": sorted({e.get("source_name") for e in entries if isinstance(e.get("source_name"), str)}),
             "cited_manifest_ids": ctx.cited_manifest_ids,
-            "manifests": [ManifestInfo.of(m).as_dict() for m in known],
+            "manifests": entries,
         }
         findings, compared = [], 0
         for key, want in expected.items():

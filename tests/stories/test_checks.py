@@ -67,6 +67,16 @@ def test_unknown_manifest_fails_manifests_exist(manifests_loaded, seed_doc):
     assert "1799999999999999999" in f["message"]
 
 
+def test_unknown_manifest_listed_in_the_story_fails_only_manifests_exist(manifests_loaded, seed_doc):
+    para(seed_doc, 1, 0)["cites"].append({"manifest_id": "1799999999999999999", "claim_ids": []})
+    doc = rederive(seed_doc)  # counts it (source_count 5) but has no record to list
+    assert doc["source_count"] == 5 and doc["cited_manifest_ids"][-1] == "1799999999999999999"
+    doc["manifests"].append(dict(doc["manifests"][1], manifest_id="1799999999999999999", source_name="made-up-blog"))
+    doc["publishers"] = sorted(doc["publishers"] + ["made-up-blog"])
+    rubric = rubric_of(doc)
+    assert failing(rubric) == ["manifests_exist"]
+
+
 def test_the_storys_own_manifests_list_proves_nothing(db, seed_doc):
     # no manifests in the database: the story's own list must not make them exist
     rubric = rubric_of(seed_doc)
