@@ -4,7 +4,8 @@ is a near-duplicate.
 The window is the ``CHECKS_REPEAT_WINDOW_HOURS`` before the story's edition, up to and
 including the edition itself; later editions are not looked at (a later story repeating
 this one is *its* problem, not this one's). Candidates are compared through their stored
-``StoryFingerprint`` (one query, no other story's text): the estimated Jaccard similarity
+``StoryFingerprint`` (one query, no other story's text; a second one fetches the
+headlines of the repeats, only when there are some): the estimated Jaccard similarity
 of their text shingles (MinHash) and the exact Jaccard similarity of their cited claim ids.
 Either at or above ``CHECKS_REPEAT_SIMILARITY`` makes a repeat. The story itself (by id)
 never counts.
@@ -17,7 +18,7 @@ for those; the MinHash signatures are compared in bulk (``minhash.similarities``
 import datetime as dt
 
 from django.conf import settings
-from django.db.models import Case, Q, TextField, Value, When
+from django.db.models import Case, Q, Subquery, TextField, Value, When
 from django.db.models.functions import Cast
 
 from . import minhash
@@ -28,8 +29,10 @@ EDITION_FORMAT = "%Y-%m-%dT%H"
 
 
 def candidates(ctx, claim_ids: list[str]):
-    """(id, headline, edition, signature, claim ids JSON or "") of the published stories the
-    story may repeat. Edition ids sort as their hours, so the window is a string range."""
+    """(id, signature JSON, claim ids JSON or "") of the published stories the story may
+    repeat. Edition ids sort as their hours, so the window is a string range. The rows are
+    kept narrow (no headline): with ten thousand candidates, width is time."""
+    from newsroom.models import Newsroom
     from stories.models import CiteClaim, Story
 
     start = (ctx.edition_start - dt.timedelta(hours=settings.CHECKS_REPEAT_WINDOW_HOURS)).strftime(EDITION_FORMAT)
@@ -39,12 +42,13 @@ def candidates(ctx, claim_ids: list[str]):
     )
     return (
         Story.objects.published()
-        .filter(newsroom__slug=ctx.doc["newsroom"], edition_id__gte=start, edition_id__lte=ctx.doc["edition"])
+        .filter(newsroom=Subquery(Newsroom.objects.filter(slug=ctx.doc["newsroom"]).values("id")[:1]))
+        .filter(edition_id__gte=start, edition_id__lte=ctx.doc["edition"])
         .exclude(id__in=ctx.excluded_ids)
         .filter(fingerprint__isnull=False)
         .order_by()  # the model's default ordering would make the database sort every candidate
         .values_list(
-            "id", "headline", "edition_id",
+            "id",
             # raw text: decoding thousands of JSON values is the slow part
             Cast("fingerprint__minhash", TextField()),
             Case(When(sharing, then=Cast("fingerprint__claim_ids", TextField())), default=Value(""), output_field=TextField())
@@ -70,9 +74,9 @@ class NotARepeat(Criterion):
         sig, claim_ids = fingerprint_of(ctx.doc)
         ours = set(claim_ids)
         rows = list(candidates(ctx, claim_ids))
-        text_sims = minhash.similarities(sig, [_signature(row[3]) for row in rows])
-        findings, worst = [], 0.0
-        for (story_id, headline, edition, _, cand_claims), text_sim in zip(rows, text_sims):
+        text_sims = minhash.similarities(sig, [_signature(row[1]) for row in rows])
+        repeats, worst = [], 0.0
+        for (story_id, _, cand_claims), text_sim in zip(rows, text_sims):
             claim_sim = 0.0
             if cand_claims:
                 theirs = _claim_ids(cand_claims)
@@ -80,15 +84,30 @@ class NotARepeat(Criterion):
             similarity = max(text_sim, claim_sim)
             worst = max(worst, similarity)
             if similarity >= threshold:
-                findings.append(
-                    finding(
-                        ERROR, "$",
-                        f"story {story_id} ({headline!r}, edition {edition}) is a near-duplicate: "
-                        f"text similarity {text_sim:.2f}, cited-claim overlap {claim_sim:.2f} "
-                        f"(the limit is {threshold:.2f})",
-                        story_id=story_id, headline=headline, edition=edition, similarity=round(similarity, 3),
-                        text_similarity=round(text_sim, 3), claim_similarity=round(claim_sim, 3),
-                    )
-                )  # fmt: skip
-        findings.sort(key=lambda f: -f["similarity"])
+                repeats.append((story_id, similarity, text_sim, claim_sim))
+        findings = self.describe(repeats, threshold)
         return CriterionResult(self.name, 1.0 if not findings else 1.0 - worst, findings)
+
+    @staticmethod
+    def describe(repeats, threshold: float) -> list[dict]:
+        """Findings for the repeats, with their headlines (one more query, only when the
+        check has already failed)."""
+        from stories.models import Story
+
+        if not repeats:
+            return []
+        known = {sid: (h, e) for sid, h, e in Story.objects.filter(id__in=[r[0] for r in repeats]).values_list("id", "headline", "edition_id")}
+        findings = []
+        for story_id, similarity, text_sim, claim_sim in sorted(repeats, key=lambda r: -r[1]):
+            headline, edition = known.get(story_id, ("", ""))
+            findings.append(
+                finding(
+                    ERROR, "$",
+                    f"story {story_id} ({headline!r}, edition {edition}) is a near-duplicate: "
+                    f"text similarity {text_sim:.2f}, cited-claim overlap {claim_sim:.2f} "
+                    f"(the limit is {threshold:.2f})",
+                    story_id=story_id, headline=headline, edition=edition, similarity=round(similarity, 3),
+                    text_similarity=round(text_sim, 3), claim_similarity=round(claim_sim, 3),
+                )
+            )  # fmt: skip
+        return findings

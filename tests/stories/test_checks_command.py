@@ -120,7 +120,7 @@ def test_check_and_record_records_failures_too(demo):
 def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, story_doc, django_assert_num_queries):
     # a recent published story in the newsroom, so the candidate query returns a row
     other = story_doc(id="1792200000000000003", slug="other", edition="2026-10-15T03", published_at="2026-10-15T03:00:00Z")
-    other["sections"] = other["sections"][:1]
+    other["sections"], other["key_facts"] = other["sections"][:1], other["key_facts"][:1]
     desk.import_story(desk.validate(other))
     small = desk.validate(seed_doc)
     big_doc = json.loads(json.dumps(seed_doc))
@@ -129,7 +129,10 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
     big = desk.validate(big_doc)
     for doc in (small, big):
         with django_assert_num_queries(3):  # manifests (+ publishers), claims, candidate fingerprints
-            run_checks(doc)
+            assert run_checks(doc)["criteria"][5]["passed"] is True
+    desk.import_story(desk.validate(dict(big_doc, id="1792200000000000004", slug="copy", edition="2026-10-15T04", published_at="2026-10-15T04:00:00Z")))
+    with django_assert_num_queries(4):  # and the headlines of the repeats, once the check has failed
+        assert run_checks(big)["passed"] is False
 
 
 def test_refresh_fingerprints_rebuilds_missing_ones(demo):
