@@ -163,12 +163,14 @@ def main() -> None:
     with CaptureQueriesContext(connection) as queries:
         run_checks(doc, exclude_story_id=story.pk)
     print(f"seed: passed={rubric['passed']} score={rubric['score']}; {len(queries)} queries per check")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     timed(lambda: run_checks(doc, exclude_story_id=story.pk), 5)  # warm caches
     checks = timed(lambda: run_checks(doc, exclude_story_id=story.pk), args.runs)
     before = CheckResult.objects.count()
     recorded = timed(lambda: check_and_record(story), args.runs)
     CheckResult.objects.filter(pk__in=CheckResult.objects.order_by("-id").values("pk")[: CheckResult.objects.count() - before]).delete()
     reset_queries()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for label, values in (("run_checks(doc)", checks), ("check_and_record(story)", recorded)):
         print(f"{label:<26} runs={len(values)} median={statistics.median(values):.1f} ms p95={percentile(values, 95):.1f} ms max={max(values):.1f} ms")
 

@@ -42,7 +42,7 @@ def candidates(ctx, claim_ids: list[str]):
     )
     return (
         Story.objects.published()
-        .filter(newsroom=Subquery(Newsroom.objects.filter(slug=ctx.doc["newsroom"]).values("id")[:1]))
+        .filter(newsroom=Subquery(Newsroom.objects.filter(slug=ctx.doc["newsroom"]).order_by().values("id")[:1]))
         .filter(edition_id__gte=start, edition_id__lte=ctx.doc["edition"])
         .exclude(id__in=ctx.excluded_ids)
         .filter(fingerprint__isnull=False)
