@@ -130,6 +130,15 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
+def backend_cpu_seconds(pid: int) -> float | None:
+    """CPU time of the PostgreSQL backend serving us (a local server), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn, runs: int) -> list[float]:
     out = []
     for _ in range(runs):
@@ -137,6 +146,20 @@ def timed(fn, runs: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t) * 1000)
     return out
+
+
+def cpu_per_run(fn, runs: int) -> tuple[float, float | None]:
+    """(client CPU ms, database backend CPU ms) per run: unlike wall time, these do not grow
+    when other processes compete for the machine."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    server0, client0 = backend_cpu_seconds(pid), time.process_time()
+    for _ in range(runs):
+        fn()
+    server1, client1 = backend_cpu_seconds(pid), time.process_time()
+    server = None if server0 is None or server1 is None else (server1 - server0) * 1000 / runs
+    return (client1 - client0) * 1000 / runs, server
 
 
 def main() -> None:
@@ -171,6 +194,8 @@ def main() -> None:
     CheckResult.objects.filter(pk__in=CheckResult.objects.order_by("-id").values("pk")[: CheckResult.objects.count() - before]).delete()
     reset_queries()
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    client, server = cpu_per_run(lambda: run_checks(doc, exclude_story_id=story.pk), args.runs)
+    print(f"run_checks CPU per check: client {client:.1f} ms, database backend {server if server is None else round(server, 1)} ms")
     for label, values in (("run_checks(doc)", checks), ("check_and_record(story)", recorded)):
         print(f"{label:<26} runs={len(values)} median={statistics.median(values):.1f} ms p95={percentile(values, 95):.1f} ms max={max(values):.1f} ms")
 

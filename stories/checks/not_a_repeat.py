@@ -16,11 +16,12 @@ for those; the MinHash signatures are compared in bulk (``minhash.similarities``
 """
 
 import datetime as dt
+from operator import itemgetter
 
 from django.conf import settings
 from django.db import connections
 from django.db.models import Case, Q, Subquery, TextField, Value, When
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Substr
 
 from . import minhash
 from .base import ERROR, Criterion, CriterionResult, finding
@@ -50,8 +51,9 @@ def candidates(ctx, claim_ids: list[str]):
         .order_by()  # the model's default ordering would make the database sort every candidate
         .values_list(
             "id",
-            # raw text: decoding thousands of JSON values is the slow part
-            Cast("fingerprint__minhash", TextField()),
+            # raw text: decoding thousands of JSON values is the slow part; the signature
+            # is a JSON string of 256 hex digits, taken without its quotes
+            Substr(Cast("fingerprint__minhash", TextField()), 2, minhash.BINS * 2),
             Case(When(sharing, then=Cast("fingerprint__claim_ids", TextField())), default=Value(""), output_field=TextField())
             if claim_ids else Value("", output_field=TextField()),
         )
@@ -72,10 +74,6 @@ def _claim_ids(raw: str) -> set[str]:
     return set(raw.split('"')[1::2])
 
 
-def _signature(raw: str) -> str:
-    return raw[1:-1] if raw.startswith('"') else ""
-
-
 class NotARepeat(Criterion):
     name = "not_a_repeat"
 
@@ -84,17 +82,19 @@ class NotARepeat(Criterion):
         sig, claim_ids = fingerprint_of(ctx.doc)
         ours = set(claim_ids)
         rows = _fetch(candidates(ctx, claim_ids))
-        text_sims = minhash.similarities(sig, [_signature(row[1]) for row in rows])
-        repeats, worst = [], 0.0
-        for (story_id, _, cand_claims), text_sim in zip(rows, text_sims):
-            claim_sim = 0.0
-            if cand_claims:
-                theirs = _claim_ids(cand_claims)
-                claim_sim = len(ours & theirs) / len(ours | theirs)
-            similarity = max(text_sim, claim_sim)
-            worst = max(worst, similarity)
-            if similarity >= threshold:
-                repeats.append((story_id, similarity, text_sim, claim_sim))
+        text_sims = minhash.similarities(sig, list(map(itemgetter(1), rows)))
+        # claim overlap only for the few candidates the cite tables say share a claim
+        claim_sims = {
+            i: len(ours & theirs) / len(ours | theirs)
+            for i, (_, _, raw) in enumerate(rows)
+            if raw and (theirs := _claim_ids(raw))
+        }
+        similar = {i for i, sim in enumerate(text_sims) if sim >= threshold}
+        similar |= {i for i, sim in claim_sims.items() if sim >= threshold}
+        repeats = [
+            (rows[i][0], max(text_sims[i], claim_sims.get(i, 0.0)), text_sims[i], claim_sims.get(i, 0.0)) for i in similar
+        ]
+        worst = max((r[1] for r in repeats), default=0.0)
         findings = self.describe(repeats, threshold)
         return CriterionResult(self.name, 1.0 if not findings else 1.0 - worst, findings)
 
