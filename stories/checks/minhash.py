@@ -71,7 +71,7 @@ def similarities(own: str, others: list[str]) -> list[float]:
     if not others:
         return []
     width = BINS * 2
-    if len(own) != width or any(len(sig) != width for sig in others):
+    if len(own) != width or set(map(len, others)) != {width}:
         return [similarities(own, [sig])[0] if len(sig) == width == len(own) else 0.0 for sig in others]
     try:
         blob = bytes.fromhex("".join(others))

@@ -84,11 +84,8 @@ class NotARepeat(Criterion):
         rows = _fetch(candidates(ctx, claim_ids))
         text_sims = minhash.similarities(sig, list(map(itemgetter(1), rows)))
         # claim overlap only for the few candidates the cite tables say share a claim
-        claim_sims = {
-            i: len(ours & theirs) / len(ours | theirs)
-            for i, (_, _, raw) in enumerate(rows)
-            if raw and (theirs := _claim_ids(raw))
-        }
+        sharing = [i for i, raw in enumerate(map(itemgetter(2), rows)) if raw]
+        claim_sims = {i: len(ours & (theirs := _claim_ids(rows[i][2]))) / len(ours | theirs) for i in sharing}
         similar = {i for i, sim in enumerate(text_sims) if sim >= threshold}
         similar |= {i for i, sim in claim_sims.items() if sim >= threshold}
         repeats = [
