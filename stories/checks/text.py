@@ -111,23 +111,6 @@ def figures(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def figure_set(text: str) -> set[str]:
-    """Canonical figures of a text, each also without its unit (so '31.85 points' in a
-    sentence can be stated by '31.85' anywhere in a claim)."""
-    found = set()
-    for _, canon in figures(text):
-        found.add(canon)
-    return found
-
-
-def figure_stated(canon: str, stated: set[str]) -> bool:
-    if canon in stated:
-        return True
-    # A bare number in the story may be stated with a unit in the claim ("215" / "215k" is not
-    # the same, but "31.85" / "31.85%"? no). Only a unitless figure may match a unitless one.
-    return False
-
-
 # ------------------------------------------------------------------------- names
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z0-9]")
@@ -135,6 +118,18 @@ _ACRONYM = re.compile(r"^[A-Z]{2,}[0-9]*s?$")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 _MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
 _CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
+# Capitalised, but not names a source must state.
+CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+# A word right after one of these starts a clause, so its capital proves nothing.
+_CLAUSE_OPENERS = frozenset(':;—–"“‘(')
+
+
+def _opens_clause(sentence: str, start: int) -> bool:
+    before = sentence[:start].rstrip()
+    return not before or before[-1] in _CLAUSE_OPENERS
 
 
 def _distinctive_token(token: str) -> bool:
@@ -159,14 +154,14 @@ def names(text: str) -> list[str]:
             if len(run) >= 2 or (len(run) == 1 and not run_starts_sentence):
                 found.append(" ".join(run))
 
-        for index, (token, _) in enumerate(tokens):
+        for token, start in tokens:
             if _distinctive_token(token):
                 close_run()
                 run = []
                 found.append(token)
-            elif _CAPITALISED.match(token) and token.lower() not in STOPWORDS:
+            elif _CAPITALISED.match(token) and token.lower() not in STOPWORDS and token.lower() not in CALENDAR:
                 if not run:
-                    run_starts_sentence = index == 0
+                    run_starts_sentence = _opens_clause(sentence, start)
                 run.append(token)
             else:
                 close_run()

@@ -30,6 +30,11 @@ def test_names_are_distinctive_tokens_and_proper_names():
     assert names(text) == ["Invisible Technologies", "ProgAgent-14B", "Qwen3-8B", "LOCA-bench", "GSM8K", "MMLU", "Muon", "IFEval"]
 
 
+def test_capitals_that_open_a_clause_or_name_a_day_are_not_names():
+    assert names("The post makes two claims: Second, it ships on Monday in October.") == []
+    assert names('He said: "Results matter." Then the Muon optimizer won.') == ["Muon"]
+
+
 def test_names_are_matched_as_whole_words_ignoring_case_and_hyphens():
     haystack = " " + name_key("ProgAgent-14B reached 30.7% on LOCA-bench | invisible-technologies-blog | LLM") + " "
     assert name_stated("LOCA-bench", haystack) and name_stated("Invisible Technologies", haystack)
