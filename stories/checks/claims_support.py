@@ -17,7 +17,7 @@ A stub claim (known by id, no text yet) supports nothing: its finding says so.
 from django.conf import settings
 
 from .base import ERROR, INFO, WARNING, Criterion, CriterionResult, finding
-from .text import content_tokens, figures, name_key, name_stated, names, sentences
+from .text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
 
@@ -42,6 +42,7 @@ class Evidence:
         self.figures = {canon for text in self.texts + sources for _, canon in figures(text)}
         self.haystack = " " + " | ".join(name_key(t) for t in self.texts + sources) + " "
         self.wording = set().union(*(content_tokens(t) for t in self.texts))
+        self.ranges = {(low, high) for text in self.texts for _, low, high in ranges(text)}
 
 
 class ClaimsSupport(Criterion):
@@ -99,6 +100,14 @@ class ClaimsSupport(Criterion):
                 findings.append(
                     finding(ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written)
                 )
+        for written, low, high in ranges(sentence):
+            if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
+                findings.append(
+                    finding(
+                        ERROR, path, f"{written} reverses the cited claim's range (from {high} to {low})",
+                        sentence=sentence, figure=written,
+                    )
+                )  # fmt: skip
         for name in sentence_names:
             if not name_stated(name, evidence.haystack):
                 findings.append(

@@ -111,6 +111,19 @@ def figures(text: str) -> list[tuple[str, str]]:
     return out
 
 
+_RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
+
+
+def ranges(text: str) -> list[tuple[str, str, str]]:
+    """[(as written, from, to)] for each "from X to Y" whose ends are figures, canonical."""
+    out = []
+    for m in _RANGE.finditer(text):
+        low, high = figures(m.group(1)), figures(m.group(2))
+        if len(low) == 1 and len(high) == 1:
+            out.append((f"from {low[0][0]} to {high[0][0]}", low[0][1], high[0][1]))
+    return out
+
+
 # ------------------------------------------------------------------------- names
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z0-9]")

@@ -176,6 +176,15 @@ def test_changed_figures_of_every_kind_are_caught(manifests_loaded, seed_doc, ol
     assert any(new.split("-")[0].split(" ")[0] == f.get("figure") for f in errors(rubric, "claims_support"))
 
 
+def test_reversed_range_fails_claims_support(manifests_loaded, seed_doc):
+    p = para(seed_doc, 3, 1)
+    p["markdown"] = p["markdown"].replace("rose from 68.5% to 74.3%", "fell from 74.3% to 68.5%")
+    rubric = rubric_of(seed_doc)
+    assert failing(rubric) == ["claims_support"]
+    [f] = errors(rubric, "claims_support")
+    assert f["figure"] == "from 74.3% to 68.5%" and "reverses" in f["message"]
+
+
 def test_figure_in_a_key_fact_is_checked_too(manifests_loaded, seed_doc):
     seed_doc["key_facts"][3]["text"] = seed_doc["key_facts"][3]["text"].replace("215 tasks", "251 tasks")
     rubric = rubric_of(seed_doc)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from stories.checks.text import content_tokens, figures, name_key, name_stated, names, plain, sentences
+from stories.checks.text import content_tokens, figures, name_key, name_stated, names, plain, ranges, sentences
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,10 @@ def test_names_are_matched_as_whole_words_ignoring_case_and_hyphens():
     assert name_stated("LOCA-bench", haystack) and name_stated("Invisible Technologies", haystack)
     assert name_stated("LLMs", haystack)
     assert not name_stated("ProgAgent-7B", haystack) and not name_stated("SWE-bench", haystack)
+
+
+def test_ranges_are_read_in_order():
+    assert ranges("rose from 68.5% to 74.3%, and from about 3 to 4") == [("from 68.5% to 74.3%", "68.5%", "74.3%")]
 
 
 def test_sentences_do_not_split_on_decimals():
