@@ -34,3 +34,9 @@ test: venv
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles
+
+# The checks benchmark (docs/benchmarks.md): PostgreSQL, its own database.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_checks
+bench-checks: venv
+	psql "$(dir $(BENCH_DATABASE_URL))postgres" -c 'create database bench_checks' 2>/dev/null || true
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/bench_checks.py
