@@ -2,6 +2,7 @@
 
 import copy
 import datetime as dt
+import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -17,7 +18,8 @@ EDITION_REGEX = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
 
 def parse_edition(value: str) -> dt.datetime:
     """The UTC hour an edition id (``YYYY-MM-DDTHH``) names; ValueError when it names none."""
-    if not isinstance(value, str) or len(value) != 13:
+    # strptime alone accepts one-digit fields and stray whitespace; the regex does not.
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}", value):
         raise ValueError(f"edition {value!r} is not YYYY-MM-DDTHH")
     return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.timezone.utc)
 

@@ -1,6 +1,5 @@
 """Export stories as desk/1 JSON Lines."""
 
-import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
