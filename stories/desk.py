@@ -23,7 +23,7 @@ from manifests.formats import upsert_manifest, validate_manifest
 from manifests.models import Claim, Manifest
 from newsroom.jsondoc import FormatError as DeskError
 from newsroom.jsondoc import V as _V
-from newsroom.jsondoc import loads, require
+from newsroom.jsondoc import _kind, loads, require
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 
 SCHEMA = "hangingcontext.desk/1"
