@@ -1,0 +1,134 @@
+"""export_stories and loaddemo: the commands around desk/1."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from manifests.models import Claim, Manifest, Publisher
+from newsroom.models import Beat, Edition, Newsroom, SiteProfile
+from stories.models import AuditEntry, Revision, Story
+from tests.conftest import SEED_JSON
+
+pytestmark = pytest.mark.django_db
+
+
+def export(*args) -> str:
+    out = io.StringIO()
+    call_command("export_stories", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def three_stories(demo, story_doc, tmp_path):
+    """The seed plus two more, on later editions."""
+    path = tmp_path / "more.jsonl"
+    docs = [
+        story_doc(id="1792200000000000002", slug="two", edition="2026-10-18T00", related=[]),
+        story_doc(id="1792200000000000001", slug="one", edition="2026-10-17T00", related=[]),
+    ]
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    call_command("import_stories", str(path), stdout=io.StringIO())
+
+
+# --------------------------------------------------------------------------- export_stories
+
+
+def test_export_all_to_stdout_is_json_lines_in_edition_order(three_stories):
+    lines = export().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["81", "1792200000000000001", "1792200000000000002"]
+    assert all(line.startswith('{"schema": "hangingcontext.desk/1"') for line in lines)
+
+
+def test_export_the_seed_alone_gives_the_seed(three_stories, seed_doc):
+    [line] = export("81").splitlines()
+    assert json.loads(line) == seed_doc
+    assert line == json.dumps(seed_doc, ensure_ascii=False)
+
+
+def test_export_given_ids(three_stories):
+    lines = export("1792200000000000002", "81").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["81", "1792200000000000002"]
+
+
+def test_export_unknown_id_is_an_error_naming_it(three_stories, tmp_path):
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(CommandError, match=r"no story with id 404, 81x"):
+        call_command("export_stories", "81", "404", "81x", "--out", str(out), stdout=io.StringIO())
+    assert not out.exists()
+
+
+def test_export_does_not_parse_ids_as_numbers(three_stories):
+    with pytest.raises(CommandError, match="no story with id 081"):
+        export("081")
+
+
+def test_export_to_a_file(three_stories, tmp_path):
+    out = tmp_path / "out.jsonl"
+    stdout = io.StringIO()
+    call_command("export_stories", "--out", str(out), stdout=stdout)
+    assert stdout.getvalue() == ""
+    text = out.read_text(encoding="utf-8")
+    assert text == export()
+    assert text.endswith("\n") and len(text.splitlines()) == 3
+
+
+def test_export_of_an_empty_database_is_empty(db):
+    assert export() == ""
+
+
+def test_export_queries_do_not_grow_with_the_number_of_stories(three_stories, django_assert_max_num_queries):
+    # with_everything(): one query per prefetched relation, plus the profile, whatever the count.
+    with django_assert_max_num_queries(12):
+        export()
+
+
+def test_export_file_reimports_unchanged(three_stories, tmp_path):
+    out = tmp_path / "all.jsonl"
+    call_command("export_stories", "--out", str(out), stdout=io.StringIO())
+    versions = dict(Story.objects.values_list("id", "version"))
+    stdout = io.StringIO()
+    call_command("import_stories", str(out), stdout=stdout)
+    assert "0 created, 0 updated, 3 unchanged" in stdout.getvalue()
+    assert dict(Story.objects.values_list("id", "version")) == versions
+
+
+# --------------------------------------------------------------------------- loaddemo
+
+
+def counts() -> dict:
+    models = (Newsroom, Beat, Edition, SiteProfile, Publisher, Manifest, Claim, Story, Revision, AuditEntry)
+    return {m.__name__: m.objects.count() for m in models}
+
+
+def test_loaddemo_loads_the_seed_story_and_its_manifests(db, seed_doc):
+    out = io.StringIO()
+    call_command("loaddemo", stdout=out)
+    assert "manifests 4 created" in out.getvalue() and "stories 1 created" in out.getvalue()
+    story = Story.objects.get(id="81")
+    assert story.status == Story.Status.PUBLISHED
+    assert Manifest.objects.count() == 4 and Claim.objects.stubs().count() == 0
+    assert export("81").strip() == json.dumps(seed_doc, ensure_ascii=False)
+
+
+def test_loaddemo_twice_changes_nothing(db):
+    call_command("loaddemo", stdout=io.StringIO())
+    before = counts()
+    updated = dict(Manifest.objects.values_list("id", "updated_at"))
+    story = Story.objects.get(id="81")
+    out = io.StringIO()
+    call_command("loaddemo", stdout=out)
+    assert "manifests 0 created, 0 updated, 4 unchanged" in out.getvalue()
+    assert "stories 0 created, 0 updated, 1 unchanged" in out.getvalue()
+    assert counts() == before
+    assert dict(Manifest.objects.values_list("id", "updated_at")) == updated
+    again = Story.objects.get(id="81")
+    assert (again.version, again.updated_at) == (story.version, story.updated_at)
+
+
+def test_loaddemo_after_importing_the_seed_changes_nothing(db):
+    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("loaddemo", stdout=io.StringIO())
+    assert Story.objects.get(id="81").version == 1
