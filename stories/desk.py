@@ -520,13 +520,6 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     """
     from .models import AuditEntry, Story
 
-    newsroom, _ = Newsroom.objects.get_or_create(
-        slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or _title_of(doc["newsroom"])}
-    )
-    beat = Beat.objects.get_or_create(newsroom=newsroom, slug=doc["beat"])[0] if doc["beat"] else None
-    edition, _ = Edition.objects.get_or_create_for(doc["edition"])
-    _create_stubs(doc)
-
     if doc["id"]:
         story = Story.objects.select_for_update().filter(id=doc["id"]).first()
     else:
@@ -547,6 +540,14 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
         story = Story(id=doc["id"]) if doc["id"] else Story()
         outcome = "created"
         current = {"corrections": []}
+
+    # Only now that something will be written (an unchanged story has all of these already).
+    newsroom, _ = Newsroom.objects.get_or_create(
+        slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or _title_of(doc["newsroom"])}
+    )
+    beat = Beat.objects.get_or_create(newsroom=newsroom, slug=doc["beat"])[0] if doc["beat"] else None
+    edition, _ = Edition.objects.get_or_create_for(doc["edition"])
+    _create_stubs(doc)
 
     clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk=story.pk).first()
     if clash is not None:
@@ -572,7 +573,7 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.writer_run_id = doc["writer"]["run_id"]
     story.save()
 
-    _replace_children(story, doc)
+    _replace_children(story, doc, new=outcome == "created")
     for corr in doc["corrections"][len(current["corrections"]) :]:
         story.corrections.create(corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user)
 
@@ -630,13 +631,14 @@ def _create_stubs(doc: dict) -> None:
     )
 
 
-def _replace_children(story, doc: dict) -> None:
+def _replace_children(story, doc: dict, *, new: bool = False) -> None:
     from .models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
 
-    story.key_facts.all().delete()
-    story.sections.all().delete()
-    story.images.all().delete()
-    story.related_links.all().delete()
+    if not new:  # a story just created has no parts to remove
+        story.key_facts.all().delete()
+        story.sections.all().delete()
+        story.images.all().delete()
+        story.related_links.all().delete()
 
     cite_rows: list[tuple[Cite, list[str]]] = []
 
@@ -644,16 +646,20 @@ def _replace_children(story, doc: dict) -> None:
         for k, cite in enumerate(cites):
             cite_rows.append((Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"]))
 
-    for i, fact in enumerate(doc["key_facts"]):
-        kf = KeyFact.objects.create(story=story, position=i, text=fact["text"], declared_self_reported=fact["self_reported"])
+    # One INSERT per table: bulk_create sets the new rows' ids (PostgreSQL, SQLite >= 3.35),
+    # which the rows below them point to.
+    facts = KeyFact.objects.bulk_create(
+        [KeyFact(story=story, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for i, f in enumerate(doc["key_facts"])]
+    )
+    for kf, fact in zip(facts, doc["key_facts"]):
         add_cites(fact["cites"], key_fact=kf)
-    for i, section in enumerate(doc["sections"]):
-        sec = Section.objects.create(story=story, position=i, heading=section["heading"])
-        paragraphs = Paragraph.objects.bulk_create(
-            [Paragraph(section=sec, position=j, markdown=p["markdown"]) for j, p in enumerate(section["paragraphs"])]
-        )
-        for para, data in zip(paragraphs, section["paragraphs"]):
-            add_cites(data["cites"], paragraph=para)
+    sections = Section.objects.bulk_create(
+        [Section(story=story, position=i, heading=s["heading"]) for i, s in enumerate(doc["sections"])]
+    )
+    rows = [(sec, j, p) for sec, s in zip(sections, doc["sections"]) for j, p in enumerate(s["paragraphs"])]
+    paragraphs = Paragraph.objects.bulk_create([Paragraph(section=sec, position=j, markdown=p["markdown"]) for sec, j, p in rows])
+    for para, (_, _, data) in zip(paragraphs, rows):
+        add_cites(data["cites"], paragraph=para)
     cites = Cite.objects.bulk_create([row for row, _ in cite_rows])
     CiteClaim.objects.bulk_create(
         [CiteClaim(cite=cite, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)]

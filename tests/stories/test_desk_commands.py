@@ -132,3 +132,36 @@ def test_loaddemo_after_importing_the_seed_changes_nothing(db):
     call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
     call_command("loaddemo", stdout=io.StringIO())
     assert Story.objects.get(id="81").version == 1
+
+
+# --------------------------------------------------------------------------- import cost
+
+
+def import_queries(doc) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from stories import desk
+
+    with CaptureQueriesContext(connection) as ctx:
+        desk.import_story(desk.validate(doc))
+    return len(ctx.captured_queries)
+
+
+def test_import_queries_do_not_grow_with_the_size_of_the_story(manifests_loaded, story_doc):
+    small = story_doc(id="1792200000000000001", slug="small", related=[])
+    small["sections"], small["key_facts"] = small["sections"][:1], small["key_facts"][:1]
+    big = story_doc(id="1792200000000000002", slug="big", related=[])
+    big["sections"] = big["sections"] * 3
+    big["key_facts"] = big["key_facts"] * 2
+    import_queries(story_doc(id="1792200000000000000", slug="warm-up", related=[]))  # newsroom, edition, profile
+    assert import_queries(big) == import_queries(small)
+
+
+def test_import_query_budget(manifests_loaded, story_doc):
+    doc = story_doc(related=[])
+    import_queries(story_doc(id="1792200000000000000", slug="warm-up", related=[]))
+    assert import_queries(doc) <= 45  # new: checks, inserts (one per table), reload for the revision
+    assert import_queries(doc) <= 16  # unchanged: compare with the stored story, write nothing
+    doc["headline"] = "Changed"
+    assert import_queries(doc) <= 61  # updated: compare, replace the parts, reload
