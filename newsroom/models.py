@@ -154,8 +154,17 @@ class SiteProfile(models.Model):
         out["manifest_ids"] = list(manifest_ids)
         out.update(base)
         template = base.get("request", {}).get("url_template", "")
+        # Placeholders are replaced, not str.format()ted: shell commands edited in the admin
+        # may hold braces of their own (``${SYNORB_KEY}``).
+        one = _fill(self.command_one, url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else ""
         out["commands"] = {
-            "one": self.command_one.format(url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else "",
-            "all": self.command_all.format(ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
+            "one": one,
+            "all": _fill(self.command_all, ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
         }
         return out
+
+
+def _fill(template: str, **values: str) -> str:
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", value)
+    return template

@@ -165,3 +165,16 @@ def test_import_query_budget(manifests_loaded, story_doc):
     assert import_queries(doc) <= 16  # unchanged: compare with the stored story, write nothing
     doc["headline"] = "Changed"
     assert import_queries(doc) <= 61  # updated: compare, replace the parts, reload
+
+
+def test_export_to_a_file_that_cannot_be_written(three_stories, tmp_path):
+    with pytest.raises(CommandError, match="cannot write .*no-such-dir/out.jsonl"):
+        call_command("export_stories", "--out", str(tmp_path / "no-such-dir" / "out.jsonl"), stdout=io.StringIO())
+
+
+def test_export_replaces_an_existing_file_whole(three_stories, tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("old content that is longer than nothing\n" * 1000, encoding="utf-8")
+    call_command("export_stories", "81", "--out", str(out), stdout=io.StringIO())
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+    assert not list(tmp_path.glob("*.partial"))

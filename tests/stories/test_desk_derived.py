@@ -360,3 +360,15 @@ def test_export_story_makes_no_queries_beyond_the_loaded_story(sources, django_a
     profile = SiteProfile.load()
     with django_assert_num_queries(0):
         desk.export_story(story, profile=profile)
+
+
+def test_commands_edited_with_shell_braces_render(sources):
+    profile = SiteProfile.load()
+    profile.command_one = 'curl -H "Authorization: Bearer ${SYNORB_KEY}" {url}'
+    profile.command_all = "for id in {ids}; do curl -s \"{url_var}\" | jq '{claims: .claims}'; done"
+    profile.save()
+    run = exported(make_doc())["run_these_manifests"]
+    assert run["commands"]["one"] == f'curl -H "Authorization: Bearer ${{SYNORB_KEY}}" https://api.synorb.com/manifests/by-id/{ZETA_1}'
+    assert run["commands"]["all"] == (
+        f"for id in {ZETA_1}; do curl -s \"https://api.synorb.com/manifests/by-id/$id\" | jq '{{claims: .claims}}'; done"
+    )

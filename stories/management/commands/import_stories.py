@@ -48,7 +48,7 @@ class Progress:
     ``PROGRESS_EVERY`` stories; silent when standard error is not a terminal (logs, CI)."""
 
     def __init__(self, out, name: str):
-        self.out, self.name, self.shown = out, name, 0
+        self.out, self.name, self.count, self.shown = out, name, 0, 0
         self.tty = out.isatty()
 
     def __call__(self, n: int) -> None:
@@ -64,7 +64,7 @@ class Progress:
 
     def done(self) -> None:
         """Finish the line (with the final count) so that later output starts on its own."""
-        if self.tty and getattr(self, "count", 0):
+        if self.tty and self.count:
             if self.count != self.shown:
                 self._show(self.count)
             self.out.write("", style_func=str)
