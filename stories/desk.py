@@ -140,10 +140,10 @@ def validate(data) -> dict:
         )
 
     doc["unresolved"] = _V.strings(data.get("unresolved", []), "unresolved")
-    card = _V.obj(data.get("decision_card") or {}, "decision_card")
+    card = _V.obj(data["decision_card"], "decision_card") if data.get("decision_card") is not None else {}
     doc["decision_card"] = {key: _V.strings(card[key], f"decision_card.{key}") for key in card}
 
-    writer = _V.obj(data.get("writer") or {}, "writer")
+    writer = _V.obj(data["writer"], "writer") if data.get("writer") is not None else {}
     doc["writer"] = {
         "agent": _V.string(writer.get("agent"), "writer.agent", required=False, max_length=200),
         "run_id": _V.string(writer.get("run_id"), "writer.run_id", required=False, max_length=200),
