@@ -53,7 +53,7 @@ def complete(stored: dict, seed: dict) -> dict:
     run = copy.deepcopy(seed["run_these_manifests"])
     run["manifest_ids"] = cited
     run["commands"] = {
-        "one": f'curl -s -H "Authorization: Bearer $SYNORB_KEY" https://api.synorb.com/manifests/by-id/{cited[0]}',
+        "one": f'curl -s -H "Authorization: Bearer $SYNORB_KEY" https://api.synorb.com/manifests/by-id/{cited[0]}' if cited else "",
         "all": f"for id in {' '.join(cited)}; do\n"
         '  curl -s -H "Authorization: Bearer $SYNORB_KEY" "https://api.synorb.com/manifests/by-id/$id"\ndone',
     }
