@@ -450,3 +450,17 @@ def test_progress_is_shown_on_a_terminal_and_ends_its_line(tmp_path, db, story_d
 def test_no_progress_when_standard_error_is_not_a_terminal(tmp_path, db, story_doc):
     _, err = run_import(write_jsonl(tmp_path, [variant(story_doc, 1)]))
     assert err == ""
+
+
+def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp_path, db, story_doc, monkeypatch):
+    from django.db import IntegrityError
+
+    from stories import desk
+
+    def refuse(*args, **kwargs):
+        raise IntegrityError("CHECK constraint failed: image_alt_required")
+
+    monkeypatch.setattr(desk, "_replace_children", refuse)
+    path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
+    before = db_state()
+    assert_rejected(path, "line 1: $: the database refused this story: CHECK constraint failed: image_alt_required", before=before)
