@@ -178,3 +178,17 @@ def test_export_replaces_an_existing_file_whole(three_stories, tmp_path):
     call_command("export_stories", "81", "--out", str(out), stdout=io.StringIO())
     assert len(out.read_text(encoding="utf-8").splitlines()) == 1
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_export_of_a_story_corrected_through_the_action_reimports_unchanged(demo, tmp_path):
+    # record_correction stamps timezone.now() (microseconds); the export keeps seconds.
+    from stories.actions import record_correction
+
+    record_correction(story=demo, text="Fixed a figure.", kind="correction")
+    story = Story.objects.get(id="81")
+    out = tmp_path / "corrected.jsonl"
+    call_command("export_stories", "81", "--out", str(out), stdout=io.StringIO())
+    stdout = io.StringIO()
+    call_command("import_stories", str(out), stdout=stdout)
+    assert "0 created, 0 updated, 1 unchanged" in stdout.getvalue()
+    assert Story.objects.get(id="81").version == story.version
