@@ -192,3 +192,13 @@ def test_export_of_a_story_corrected_through_the_action_reimports_unchanged(demo
     call_command("import_stories", str(out), stdout=stdout)
     assert "0 created, 0 updated, 1 unchanged" in stdout.getvalue()
     assert Story.objects.get(id="81").version == story.version
+
+
+def test_import_reads_jsonl_with_a_byte_order_mark_and_crlf_line_ends(db, story_doc, tmp_path):
+    docs = [story_doc(id=f"179220000000000000{n}", slug=f"crlf-{n}", related=[]) for n in (1, 2)]
+    path = tmp_path / "windows.JSONL"
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(json.dumps(d).encode() + b"\r\n" for d in docs))
+    stdout = io.StringIO()
+    call_command("import_stories", str(path), stdout=stdout)
+    assert "stories: 2 created" in stdout.getvalue()
+    assert [(d["id"], d["slug"]) for d in map(json.loads, export().splitlines())] == [(d["id"], d["slug"]) for d in docs]
