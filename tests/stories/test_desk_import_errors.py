@@ -464,3 +464,10 @@ def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp
     path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
     before = db_state()
     assert_rejected(path, "line 1: $: the database refused this story: CHECK constraint failed: image_alt_required", before=before)
+
+
+def test_progress_for_a_single_story_file(tmp_path, db, story_doc):
+    path = write_json(tmp_path, variant(story_doc, 1))
+    err = FakeTerminal()
+    call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    assert err.getvalue() == f"\r{path}: 1 story read\n"

@@ -58,7 +58,7 @@ class Progress:
 
     def _show(self, n: int) -> None:
         # Plain text: the stderr wrapper would colour it as an error otherwise.
-        self.out.write(f"\r{self.name}: {n} stories read", ending="", style_func=str)
+        self.out.write(f"\r{self.name}: {n} {'story' if n == 1 else 'stories'} read", ending="", style_func=str)
         self.out.flush()
         self.shown = n
 
