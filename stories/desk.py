@@ -565,6 +565,7 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.published_at = doc["published_at"]
     if doc["published_at"] is not None:
         story.status = Story.Status.PUBLISHED
+        story.scheduled_for = None  # published now: no longer waiting for its slot
     elif story.status == Story.Status.PUBLISHED:
         story.status = Story.Status.DRAFT
     story.unresolved = doc["unresolved"]
