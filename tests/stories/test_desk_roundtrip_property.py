@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from manifests.formats import import_manifests_document
 from stories import desk
 from stories.models import Story
+from tests.conftest import SEED_JSON
 from tests.stories.test_desk_roundtrip_variants import CLAIMS, NEWSROOM_TITLES, complete, manifests_document
 
 pytestmark = pytest.mark.django_db
 
-SEED = json.loads((__import__("tests.conftest", fromlist=["SEED_JSON"]).SEED_JSON).read_text(encoding="utf-8"))
+SEED = json.loads(SEED_JSON.read_text(encoding="utf-8"))
 
 # Any character a JSON string and both databases keep: no surrogates, no NUL (PostgreSQL
 # text refuses it; desk/1 validation rejects it), other control characters allowed.
