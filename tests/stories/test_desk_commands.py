@@ -161,10 +161,12 @@ def test_import_queries_do_not_grow_with_the_size_of_the_story(manifests_loaded,
 def test_import_query_budget(manifests_loaded, story_doc):
     doc = story_doc(related=[])
     import_queries(story_doc(id="1792200000000000000", slug="warm-up", related=[]))
+    # Measured: 36 new, 16 unchanged, 61 updated. The margins leave room for the few
+    # queries of the fingerprint refresh at the end of save_document (the checks).
     assert import_queries(doc) <= 45  # new: checks, inserts (one per table), reload for the revision
     assert import_queries(doc) <= 16  # unchanged: compare with the stored story, write nothing
     doc["headline"] = "Changed"
-    assert import_queries(doc) <= 61  # updated: compare, replace the parts, reload
+    assert import_queries(doc) <= 70  # updated: compare, replace the parts, reload
 
 
 def test_export_to_a_file_that_cannot_be_written(three_stories, tmp_path):
