@@ -45,11 +45,17 @@ def validate_manifests_document(data) -> list[dict]:
     if schema != SCHEMA:
         raise FormatError("schema", f"must be {SCHEMA!r}, not {schema!r}")
     manifests = [validate_manifest(m, f"manifests[{i}]") for i, m in enumerate(V.lst(require(data, "manifests"), "manifests"))]
-    seen = {}
+    seen, claim_owner = {}, {}
     for i, m in enumerate(manifests):
         if m["manifest_id"] in seen:
             raise FormatError(f"manifests[{i}].manifest_id", f"manifest {m['manifest_id']} appears twice")
         seen[m["manifest_id"]] = i
+        for j, claim in enumerate(m["claims"]):
+            owner = claim_owner.setdefault(claim["claim_id"], m["manifest_id"])
+            if owner != m["manifest_id"]:
+                raise FormatError(
+                    f"manifests[{i}].claims[{j}].claim_id", f"claim {claim['claim_id']} also appears under manifest {owner}"
+                )
     return manifests
 
 
@@ -87,7 +93,8 @@ def _upsert_claims(manifest: Manifest, claims: list[dict]) -> bool:
         current = existing.get(claim["claim_id"])
         if current is not None and current.manifest_id != manifest.id:
             raise FormatError(
-                "claims", f"claim {claim['claim_id']} belongs to manifest {current.manifest_id}, not {manifest.id}"
+                f"claims[{position}].claim_id",
+                f"claim {claim['claim_id']} belongs to manifest {current.manifest_id}, not {manifest.id}",
             )
         values = {"text": claim["text"], "self_reported": claim["self_reported"], "has_text": True, "position": position}
         if current is None:

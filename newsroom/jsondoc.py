@@ -7,10 +7,13 @@ import datetime as dt
 import json
 import re
 
-ID_RE = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+# Matched with ``fullmatch`` and ASCII-only classes: ``$`` alone would accept a trailing
+# newline ("81\n"), which PostgreSQL's check constraints then refuse.
+ID_RE = re.compile(r"[0-9A-Za-z_-]{1,64}")
+SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+TIMESTAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
+URL_RE = re.compile(r"https?://[^\s/$.?#][^\s]*")
 MAX_TEXT = 100_000
 
 
@@ -34,6 +37,8 @@ def loads(text: str | bytes) -> object:
         raise FormatError("$", f"not JSON: {exc}") from None
     except RecursionError:
         raise FormatError("$", "not JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal past Python's digit limit
+        raise FormatError("$", f"not JSON: {exc}") from None
 
 
 class V:
@@ -70,14 +75,14 @@ class V:
         if isinstance(value, bool) or not isinstance(value, str):
             hint = " (ids are strings: quote it)" if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
             raise FormatError(path, f"must be a string id, not {_kind(value)}{hint}")
-        if not ID_RE.match(value):
+        if not ID_RE.fullmatch(value):
             raise FormatError(path, f"{value[:80]!r} is not a valid id (letters, digits, - and _)")
         return value
 
     @staticmethod
-    def slug(value, path):
-        V.string(value, path, max_length=200)
-        if not SLUG_RE.match(value):
+    def slug(value, path, *, max_length=200):
+        V.string(value, path, max_length=max_length)
+        if not SLUG_RE.fullmatch(value):
             raise FormatError(path, f"{value[:80]!r} is not a slug ([a-z0-9-]+)")
         return value
 
@@ -90,17 +95,19 @@ class V:
     @staticmethod
     def timestamp(value, path):
         V.string(value, path, max_length=40)
-        if not TIMESTAMP_RE.match(value):
+        if not TIMESTAMP_RE.fullmatch(value):
             raise FormatError(path, f"{value!r} is not an ISO 8601 time with a zone (YYYY-MM-DDTHH:MM:SSZ)")
         try:
-            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+            moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
         except ValueError as exc:
             raise FormatError(path, f"{value!r} is not a real time: {exc}") from None
+        # desk/1 times are to the second; finer digits would not survive an export.
+        return moment.replace(microsecond=0)
 
     @staticmethod
     def date(value, path):
         V.string(value, path, max_length=10)
-        if not DATE_RE.match(value):
+        if not DATE_RE.fullmatch(value):
             raise FormatError(path, f"{value!r} is not a date (YYYY-MM-DD)")
         try:
             return dt.date.fromisoformat(value)
@@ -110,7 +117,7 @@ class V:
     @staticmethod
     def url(value, path):
         V.string(value, path, nonempty=True, max_length=1000)
-        if not re.match(r"^https?://[^\s/$.?#][^\s]*$", value):
+        if not URL_RE.fullmatch(value):
             raise FormatError(path, f"{value[:80]!r} is not an http(s) URL")
         return value
 

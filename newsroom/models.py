@@ -2,6 +2,7 @@
 
 import copy
 import datetime as dt
+import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -17,7 +18,8 @@ EDITION_REGEX = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
 
 def parse_edition(value: str) -> dt.datetime:
     """The UTC hour an edition id (``YYYY-MM-DDTHH``) names; ValueError when it names none."""
-    if not isinstance(value, str) or len(value) != 13:
+    # strptime alone accepts one-digit fields and stray whitespace; the regex does not.
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}", value):
         raise ValueError(f"edition {value!r} is not YYYY-MM-DDTHH")
     return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.timezone.utc)
 
@@ -152,8 +154,17 @@ class SiteProfile(models.Model):
         out["manifest_ids"] = list(manifest_ids)
         out.update(base)
         template = base.get("request", {}).get("url_template", "")
+        # Placeholders are replaced, not str.format()ted: shell commands edited in the admin
+        # may hold braces of their own (``${SYNORB_KEY}``).
+        one = _fill(self.command_one, url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else ""
         out["commands"] = {
-            "one": self.command_one.format(url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else "",
-            "all": self.command_all.format(ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
+            "one": one,
+            "all": _fill(self.command_all, ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
         }
         return out
+
+
+def _fill(template: str, **values: str) -> str:
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", value)
+    return template

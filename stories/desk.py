@@ -17,13 +17,13 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DataError, IntegrityError, transaction
 
 from manifests.formats import upsert_manifest, validate_manifest
 from manifests.models import Claim, Manifest
 from newsroom.jsondoc import FormatError as DeskError
 from newsroom.jsondoc import V as _V
-from newsroom.jsondoc import loads, require
+from newsroom.jsondoc import _kind, loads, require
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 
 SCHEMA = "hangingcontext.desk/1"
@@ -72,11 +72,12 @@ def validate(data) -> dict:
     except ValueError:
         raise DeskError("edition", f"{edition!r} is not an edition (YYYY-MM-DDTHH, a real UTC hour)") from None
     doc["edition"] = edition
-    doc["newsroom"] = _V.slug(require(data, "newsroom"), "newsroom")
-    doc["beat"] = _V.slug(data["beat"], "beat") if data.get("beat") is not None else None
+    # max_length: the columns' sizes, so that a long value is a format error, not a database one.
+    doc["newsroom"] = _V.slug(require(data, "newsroom"), "newsroom", max_length=100)
+    doc["beat"] = _V.slug(data["beat"], "beat", max_length=100) if data.get("beat") is not None else None
     doc["newsroom_title"] = _V.string(data.get("newsroom_title"), "newsroom_title", required=False, max_length=200)
     audience = _V.string(data.get("audience"), "audience", required=False, max_length=100)
-    if audience and not re.match(r"^[a-z0-9_-]+$", audience):
+    if audience and not re.fullmatch(r"[a-z0-9_-]+", audience):
         raise DeskError("audience", f"{audience[:80]!r} is not a slug ([a-z0-9_-]+)")
     doc["audience"] = audience
     doc["angle"] = _V.string(data.get("angle"), "angle", required=False)
@@ -90,7 +91,7 @@ def validate(data) -> dict:
     if labels is not None:
         _V.obj(labels, "labels")
         if labels.get("trust") is not None:
-            trust = _V.slug(labels["trust"], "labels.trust")
+            trust = _V.slug(labels["trust"], "labels.trust", max_length=50)
     doc["trust"] = trust
 
     doc["key_facts"] = []
@@ -139,10 +140,10 @@ def validate(data) -> dict:
         )
 
     doc["unresolved"] = _V.strings(data.get("unresolved", []), "unresolved")
-    card = _V.obj(data.get("decision_card") or {}, "decision_card")
+    card = _V.obj(data["decision_card"], "decision_card") if data.get("decision_card") is not None else {}
     doc["decision_card"] = {key: _V.strings(card[key], f"decision_card.{key}") for key in card}
 
-    writer = _V.obj(data.get("writer") or {}, "writer")
+    writer = _V.obj(data["writer"], "writer") if data.get("writer") is not None else {}
     doc["writer"] = {
         "agent": _V.string(writer.get("agent"), "writer.agent", required=False, max_length=200),
         "run_id": _V.string(writer.get("run_id"), "writer.run_id", required=False, max_length=200),
@@ -162,9 +163,9 @@ def validate(data) -> dict:
                 "text": _V.string(require(corr, "text", p), f"{p}.text", nonempty=True),
             }
         )
-    times = [c["corrected_at"] for c in doc["corrections"]]
-    if times != sorted(times):
-        raise DeskError("corrections", "must be oldest first")
+    for i in range(1, len(doc["corrections"])):
+        if doc["corrections"][i]["corrected_at"] < doc["corrections"][i - 1]["corrected_at"]:
+            raise DeskError(f"corrections[{i}].corrected_at", f"is earlier than corrections[{i - 1}]: corrections must be oldest first")
 
     doc["related"] = []
     for i, rel in enumerate(_V.lst(data.get("related", []), "related")):
@@ -189,6 +190,10 @@ def validate(data) -> dict:
     if "source_count" in data and (isinstance(data["source_count"], bool) or not isinstance(data["source_count"], int)):
         raise DeskError("source_count", f"must be a number, not {_kind(data['source_count'])}")
     _V.strings(data.get("publishers", []), "publishers")
+    run = data.get("run_these_manifests")
+    if isinstance(run, dict):
+        for i, mid in enumerate(_V.lst(run.get("manifest_ids", []), "run_these_manifests.manifest_ids")):
+            _V.ident(mid, f"run_these_manifests.manifest_ids[{i}]")
     doc["derived"] = {key: data[key] for key in DERIVED_KEYS if key in data}
     return doc
 
@@ -359,7 +364,7 @@ def stored_fields(story) -> dict:
         "angle": story.angle,
         "headline": story.headline,
         "dek": story.dek,
-        "published_at": story.published_at,
+        "published_at": _to_second(story.published_at),
         "trust": story.trust,
         "key_facts": [
             {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)} for f in story.key_facts.all()
@@ -375,9 +380,17 @@ def stored_fields(story) -> dict:
         "unresolved": story.unresolved,
         "decision_card": story.decision_card,
         "writer": {"agent": story.writer_agent, "run_id": story.writer_run_id},
-        "corrections": [{"corrected_at": c.corrected_at, "kind": c.kind, "text": c.text} for c in story.corrections.all()],
+        "corrections": [
+            {"corrected_at": _to_second(c.corrected_at), "kind": c.kind, "text": c.text} for c in story.corrections.all()
+        ],
         "related": [{"url": r.url, "headline": r.headline, "slug": r.slug} for r in story.related_links.all()],
     }
+
+
+def _to_second(value: dt.datetime | None) -> dt.datetime | None:
+    """desk/1 times are to the second: actions stamp ``timezone.now()`` with microseconds,
+    which the export drops, so comparisons with an imported document are made at seconds."""
+    return value.replace(microsecond=0) if value is not None else None
 
 
 def _loaded_manifests(story) -> tuple[dict[str, ManifestInfo], dict[str, bool | None]]:
@@ -422,9 +435,12 @@ def render_document(doc: dict) -> dict:
     }
     newsroom = Newsroom.objects.filter(slug=doc["newsroom"]).first()
     title = newsroom.title if newsroom else (doc["newsroom_title"] or _title_of(doc["newsroom"]))
+    # A manifest the database lacks is rendered from the story's own list, as import would store it.
+    infos = {m["manifest_id"]: ManifestInfo(**m) for m in doc.get("manifests", []) if m["manifest_id"] in ids}
+    infos.update({mid: ManifestInfo.of(m) for mid, m in db.items()})
     return render(
         doc,
-        manifests={mid: ManifestInfo.of(m) for mid, m in db.items()},
+        manifests=infos,
         claims_self_reported=flags,
         newsroom_title=title,
         profile=SiteProfile.load(),
@@ -473,12 +489,28 @@ def import_story(doc: dict, *, user=None, action: str = "import") -> ImportResul
     """Upsert a validated story by id, atomically. Creates the newsroom, beat and edition it
     names, and stub manifests/claims for cites the database lacks."""
     resolve_references(doc)
-    with transaction.atomic():
-        return save_document(doc, user=user, action=action)
+    try:
+        with transaction.atomic():
+            return save_document(doc, user=user, action=action)
+    except (IntegrityError, DataError) as exc:
+        # Validation should catch everything first; if the database still refuses a row,
+        # report it like any other bad input (the transaction has been rolled back).
+        raise DeskError("$", f"the database refused this story: {exc}") from exc
 
 
-def _same_stored_fields(current: dict, doc: dict) -> bool:
-    return all(current[k] == doc[k] for k in current if k != "id")
+def _same_stored_fields(current: dict, doc: dict, flags: dict[str, bool | None]) -> bool:
+    """Whether ``doc`` would store what is stored. A key fact's imported ``self_reported``
+    only counts while its claims are stubs, so it is compared as exported."""
+    if any(current[k] != doc[k] for k in current if k not in ("id", "key_facts")):
+        return False
+    if len(current["key_facts"]) != len(doc["key_facts"]):
+        return False
+    return all(
+        old["text"] == new["text"]
+        and old["cites"] == new["cites"]
+        and key_fact_self_reported(old, flags) == key_fact_self_reported(new, flags)
+        for old, new in zip(current["key_facts"], doc["key_facts"])
+    )
 
 
 def save_document(doc: dict, *, user=None, action: str = "import", expected_version: int | None = None) -> ImportResult:
@@ -488,20 +520,18 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     """
     from .models import AuditEntry, Story
 
-    newsroom, _ = Newsroom.objects.get_or_create(
-        slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or _title_of(doc["newsroom"])}
-    )
-    beat = Beat.objects.get_or_create(newsroom=newsroom, slug=doc["beat"])[0] if doc["beat"] else None
-    edition, _ = Edition.objects.get_or_create_for(doc["edition"])
-    _create_stubs(doc)
-
-    story = Story.objects.select_for_update().filter(id=doc["id"]).first() if doc["id"] else None
+    if doc["id"]:
+        story = Story.objects.select_for_update().filter(id=doc["id"]).first()
+    else:
+        # No id: the story with this slug on this edition date is this one (so importing
+        # the same id-less file twice changes nothing); otherwise a new id is assigned.
+        story = Story.objects.select_for_update().filter(edition_date=doc["edition"][:10], slug=doc["slug"]).first()
     if story is not None:
         if expected_version is not None and story.version != expected_version:
             raise VersionConflict(story, expected_version)
         loaded = Story.objects.with_everything().get(pk=story.pk)
         current = stored_fields(loaded)
-        if _same_stored_fields(current, doc):
+        if _same_stored_fields(current, doc, _loaded_manifests(loaded)[1]):
             return ImportResult(loaded, "unchanged")
         _check_append_only(current["corrections"], doc["corrections"])
         outcome = "updated"
@@ -510,6 +540,14 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
         story = Story(id=doc["id"]) if doc["id"] else Story()
         outcome = "created"
         current = {"corrections": []}
+
+    # Only now that something will be written (an unchanged story has all of these already).
+    newsroom, _ = Newsroom.objects.get_or_create(
+        slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or _title_of(doc["newsroom"])}
+    )
+    beat = Beat.objects.get_or_create(newsroom=newsroom, slug=doc["beat"])[0] if doc["beat"] else None
+    edition, _ = Edition.objects.get_or_create_for(doc["edition"])
+    _create_stubs(doc)
 
     clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk=story.pk).first()
     if clash is not None:
@@ -527,6 +565,7 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.published_at = doc["published_at"]
     if doc["published_at"] is not None:
         story.status = Story.Status.PUBLISHED
+        story.scheduled_for = None  # published now: no longer waiting for its slot
     elif story.status == Story.Status.PUBLISHED:
         story.status = Story.Status.DRAFT
     story.unresolved = doc["unresolved"]
@@ -535,7 +574,7 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.writer_run_id = doc["writer"]["run_id"]
     story.save()
 
-    _replace_children(story, doc)
+    _replace_children(story, doc, new=outcome == "created")
     from .checks.fingerprint import refresh_fingerprint  # lazily: the checks import this module
 
     refresh_fingerprint(story, doc)  # not_a_repeat compares fingerprints, never other stories' text
@@ -596,13 +635,14 @@ def _create_stubs(doc: dict) -> None:
     )
 
 
-def _replace_children(story, doc: dict) -> None:
+def _replace_children(story, doc: dict, *, new: bool = False) -> None:
     from .models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
 
-    story.key_facts.all().delete()
-    story.sections.all().delete()
-    story.images.all().delete()
-    story.related_links.all().delete()
+    if not new:  # a story just created has no parts to remove
+        story.key_facts.all().delete()
+        story.sections.all().delete()
+        story.images.all().delete()
+        story.related_links.all().delete()
 
     cite_rows: list[tuple[Cite, list[str]]] = []
 
@@ -610,16 +650,20 @@ def _replace_children(story, doc: dict) -> None:
         for k, cite in enumerate(cites):
             cite_rows.append((Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"]))
 
-    for i, fact in enumerate(doc["key_facts"]):
-        kf = KeyFact.objects.create(story=story, position=i, text=fact["text"], declared_self_reported=fact["self_reported"])
+    # One INSERT per table: bulk_create sets the new rows' ids (PostgreSQL, SQLite >= 3.35),
+    # which the rows below them point to.
+    facts = KeyFact.objects.bulk_create(
+        [KeyFact(story=story, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for i, f in enumerate(doc["key_facts"])]
+    )
+    for kf, fact in zip(facts, doc["key_facts"]):
         add_cites(fact["cites"], key_fact=kf)
-    for i, section in enumerate(doc["sections"]):
-        sec = Section.objects.create(story=story, position=i, heading=section["heading"])
-        paragraphs = Paragraph.objects.bulk_create(
-            [Paragraph(section=sec, position=j, markdown=p["markdown"]) for j, p in enumerate(section["paragraphs"])]
-        )
-        for para, data in zip(paragraphs, section["paragraphs"]):
-            add_cites(data["cites"], paragraph=para)
+    sections = Section.objects.bulk_create(
+        [Section(story=story, position=i, heading=s["heading"]) for i, s in enumerate(doc["sections"])]
+    )
+    rows = [(sec, j, p) for sec, s in zip(sections, doc["sections"]) for j, p in enumerate(s["paragraphs"])]
+    paragraphs = Paragraph.objects.bulk_create([Paragraph(section=sec, position=j, markdown=p["markdown"]) for sec, j, p in rows])
+    for para, (_, _, data) in zip(paragraphs, rows):
+        add_cites(data["cites"], paragraph=para)
     cites = Cite.objects.bulk_create([row for row, _ in cite_rows])
     CiteClaim.objects.bulk_create(
         [CiteClaim(cite=cite, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)]

@@ -1,6 +1,7 @@
 """Export stories as desk/1 JSON Lines."""
 
-import sys
+import os
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -24,15 +25,19 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"no story with id {', '.join(missing)}")
         profile = SiteProfile.load()
-        fh = open(out, "w", encoding="utf-8") if out else None
+        lines = (desk.dumps(desk.export_story(story, profile=profile), pretty=False) + "\n" for story in stories.iterator(chunk_size=200))
+        if not out:
+            for line in lines:
+                self.stdout.write(line, ending="")
+            return
+        # Written beside the target and renamed into place: a failed export leaves no half file.
+        target = Path(out)
+        partial = target.with_name(target.name + ".partial")
         try:
-            write = fh.write if fh else self.stdout.write
-            for story in stories.iterator(chunk_size=200):
-                line = desk.dumps(desk.export_story(story, profile=profile), pretty=False) + "\n"
-                if fh:
-                    fh.write(line)
-                else:
-                    self.stdout.write(line, ending="")
+            with partial.open("w", encoding="utf-8") as fh:
+                fh.writelines(lines)
+            os.replace(partial, target)
+        except OSError as exc:
+            raise CommandError(f"cannot write {out}: {exc.strerror or exc}") from None
         finally:
-            if fh:
-                fh.close()
+            partial.unlink(missing_ok=True)

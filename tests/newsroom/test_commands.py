@@ -1,0 +1,51 @@
+"""ensure_editor: the local editor login of `make run`."""
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+
+def ensure_editor() -> str:
+    out = io.StringIO()
+    call_command("ensure_editor", stdout=out)
+    return out.getvalue()
+
+
+def test_creates_a_superuser_editor_with_the_default_password(monkeypatch):
+    monkeypatch.delenv("EDITOR_USERNAME", raising=False)
+    monkeypatch.delenv("EDITOR_PASSWORD", raising=False)
+    out = ensure_editor()
+    assert "Created editor login: editor / editor" in out
+    user = get_user_model().objects.get(username="editor")
+    assert user.is_superuser and user.is_staff and user.check_password("editor")
+
+
+def test_reports_the_login_that_exists_and_leaves_it_alone(monkeypatch):
+    monkeypatch.delenv("EDITOR_USERNAME", raising=False)
+    monkeypatch.setenv("EDITOR_PASSWORD", "first-password")
+    ensure_editor()
+    monkeypatch.setenv("EDITOR_PASSWORD", "second-password")
+    out = ensure_editor()
+    assert "Editor login exists: editor" in out
+    assert "second-password" not in out
+    assert get_user_model().objects.filter(username="editor").count() == 1
+    assert get_user_model().objects.get(username="editor").check_password("first-password")
+
+
+def test_name_and_password_from_the_environment(monkeypatch):
+    monkeypatch.setenv("EDITOR_USERNAME", "desk")
+    monkeypatch.setenv("EDITOR_PASSWORD", "s3cret-enough")
+    assert "Created editor login: desk / s3cret-enough" in ensure_editor()
+    assert get_user_model().objects.get(username="desk").check_password("s3cret-enough")
+
+
+def test_joins_the_editor_group_when_it_exists(monkeypatch):
+    monkeypatch.delenv("EDITOR_USERNAME", raising=False)
+    group, _ = Group.objects.get_or_create(name="Editor")
+    ensure_editor()
+    assert group in get_user_model().objects.get(username="editor").groups.all()
