@@ -53,6 +53,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
     actions = [revoke_keys]
     inlines = [ApiKeyUsageInline]
 
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
     def get_fields(self, request, obj=None):
         if obj is None:
             return ["partner", "name", "scope"]

@@ -4,6 +4,7 @@ import hmac
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
+from rest_framework.settings import api_settings
 
 from .models import KEY_PREFIX, ApiKey, ApiKeyUsage, hash_secret
 
@@ -110,6 +111,10 @@ class PartnerRateThrottle(throttling.SimpleRateThrottle):
     are not throttled."""
 
     scope = "partner"
+
+    def get_rate(self):
+        # Read at each request, not at import (DRF's default), so a changed setting applies.
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def get_cache_key(self, request, view):
         key = api_key(request)
