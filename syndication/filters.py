@@ -28,7 +28,7 @@ def parse_time(name: str, value: str) -> dt.datetime:
     return moment
 
 
-def _slug(name: str, value: str) -> str:
+def parse_slug(name: str, value: str) -> str:
     if not SLUG_RE.match(value) or len(value) > 100:
         raise BadParameter(name, f"{value[:40]!r} is not a slug")
     return value
@@ -38,12 +38,12 @@ def filter_stories(queryset, params):
     """Apply ``newsroom``, ``beat``, ``edition``, ``published_after`` and ``updated_since``."""
     newsroom = None
     if value := params.get("newsroom"):
-        newsroom = Newsroom.objects.filter(slug=_slug("newsroom", value)).first()
+        newsroom = Newsroom.objects.filter(slug=parse_slug("newsroom", value)).first()
         if newsroom is None:
             raise BadParameter("newsroom", f"there is no newsroom {value!r}")
         queryset = queryset.in_newsroom(newsroom)
     if value := params.get("beat"):
-        beats = Beat.objects.filter(slug=_slug("beat", value))
+        beats = Beat.objects.filter(slug=parse_slug("beat", value))
         if newsroom is not None:
             beats = beats.filter(newsroom=newsroom)
         if not beats.exists():

@@ -6,7 +6,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Prefetch, Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication
@@ -25,8 +24,9 @@ from . import serializers as s
 from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle
 from .conditional import ConditionalGetMixin
 from .errors import Conflict, InvalidDocument
-from .filters import filter_stories
+from .filters import filter_stories, parse_slug
 from .ninjs import to_ninjs
+from .openapi import DESK_STORY, MANIFESTS_DOCUMENT
 from .pagination import KeysetPagination
 
 
@@ -210,9 +210,7 @@ class CorrectionList(ReadView):
     def get(self, request):
         corrections = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
         if value := request.query_params.get("newsroom"):
-            from .filters import _slug
-
-            corrections = corrections.filter(story__newsroom__slug=_slug("newsroom", value))
+            corrections = corrections.filter(story__newsroom__slug=parse_slug("newsroom", value))
         page = self.paginate_queryset(corrections)
         data = [
             {
@@ -258,7 +256,7 @@ class CheckView(WriteView):
 
     any_key_may_post = True
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: s.RubricSerializer, **errors(400, 401, 403, 429)})
+    @extend_schema(request={"application/json": DESK_STORY}, responses={200: s.RubricSerializer, **errors(400, 401, 403, 429)})
     def post(self, request):
         doc = _validated_story(request.data)
         return Response(_run_checks(doc, exclude_story_id=doc["id"] or None))
@@ -272,7 +270,7 @@ class SubmissionView(WriteView):
     permission_classes = [IsWriter]
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request={"application/json": DESK_STORY},
         responses={201: s.SubmissionSerializer, **errors(400, 401, 403, 409, 429)},
     )
     def post(self, request):
@@ -304,10 +302,31 @@ class ManifestImportView(WriteView):
 
     permission_classes = [IsWriter]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: s.ManifestImportSerializer, **errors(400, 401, 403, 429)})
+    @extend_schema(request={"application/json": MANIFESTS_DOCUMENT}, responses={200: s.ManifestImportSerializer, **errors(400, 401, 403, 429)})
     def post(self, request):
         try:
             counts = import_manifests_document(request.data)
         except FormatError as exc:
             raise InvalidDocument.of(exc) from None
         return Response(counts)
+
+
+def not_found(request, rest=""):
+    """Every other URL under /api/: a JSON 404 in the API's error shape (not the site's HTML
+    page), or a 308 to the same URL with the trailing slash when that one exists."""
+    from django.http import HttpResponsePermanentRedirect, JsonResponse
+    from django.urls import Resolver404, resolve
+
+    if not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not not_found:
+            query = request.META.get("QUERY_STRING", "")
+            response = HttpResponsePermanentRedirect(request.path + "/" + (f"?{query}" if query else ""))
+            response.status_code = 308  # keeps the method and body, unlike 301
+            return response
+    response = JsonResponse({"error": {"code": "not_found", "message": f"no API endpoint at {request.path}"}}, status=404)
+    response["Vary"] = "Authorization"
+    return response

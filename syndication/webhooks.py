@@ -178,7 +178,7 @@ def _claim_next(now: dt.datetime) -> WebhookDelivery | None:
     return due.first()
 
 
-def retire_inactive(now: dt.datetime | None = None) -> int:
+def retire_inactive() -> int:
     """Pending deliveries to endpoints that were turned off will never be sent."""
     return WebhookDelivery.objects.pending().filter(endpoint__active=False).update(status=WebhookDelivery.Status.GONE)
 

@@ -159,3 +159,16 @@ def test_bad_filter_values_are_400_naming_the_parameter(api, make_story, params,
     assert error["code"] == "bad_parameter"
     assert error["parameter"] == parameter
     assert error["message"].startswith(parameter)
+
+
+def test_unknown_api_urls_are_json_404s(api):
+    for url in ("/api/v1/stories//", "/api/v1/nothing-here/", "/api/v2/stories/"):
+        response = api.get(url)
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+
+
+def test_missing_trailing_slash_redirects_keeping_the_method(api):
+    response = api.get("/api/v1/newsrooms?x=1")
+    assert response.status_code == 308
+    assert response["Location"] == "/api/v1/newsrooms/?x=1"

@@ -200,8 +200,6 @@ def test_deliver_webhooks_command(make_story, endpoint, receiver):
 
 
 def test_redirect_is_not_followed(partner, make_story, receiver):
-    from http.server import BaseHTTPRequestHandler
-
     receiver.replies = [302]
     WebhookEndpoint.objects.create(partner=partner, url=receiver.url, events=ALL_EVENTS)
     actions.unpublish_story(story=make_story())
