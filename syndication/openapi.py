@@ -3,10 +3,14 @@ can (types, formats, required fields); ``stories.desk.validate`` and
 ``manifests.formats.validate_manifests_document`` remain the authority, and references
 (a cited manifest must be stored or listed) are beyond any schema."""
 
+from drf_spectacular.openapi import AutoSchema
+
 ID = {"type": "string", "pattern": "^[0-9A-Za-z_-]{1,64}$", "example": "1792067182956183080"}
 SLUG = {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "maxLength": 200}
 TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
 TIMESTAMP = {"type": "string", "format": "date-time", "example": "2026-10-16T00:39:10Z"}
+# What the formats' URL reader accepts (an http(s) URL with no spaces), not RFC 3986's "uri".
+URL = {"type": "string", "pattern": "^https?://[^\\s/$.?#][^\\s]*$", "maxLength": 1000, "example": "https://example.org/a"}
 
 CITES = {
     "type": "array",
@@ -24,7 +28,7 @@ MANIFEST_ENTRY = {
         "manifest_id": ID,
         "title": {**TEXT, "maxLength": 500},
         "source_name": {**TEXT, "maxLength": 200},
-        "source_url": {"type": "string", "format": "uri", "pattern": "^https?://[^\\s/$.?#][^\\s]*$", "maxLength": 1000},
+        "source_url": URL,
         "published_date": {"type": "string", "format": "date"},
     },
 }
@@ -61,7 +65,7 @@ DESK_STORY = {
                 "type": "object",
                 "required": ["url", "alt"],
                 "properties": {
-                    "url": {"type": "string", "format": "uri"},
+                    "url": URL,
                     "alt": {**TEXT, "maxLength": 1000},
                     "caption": {"type": "string"},
                     "credit": {"type": "string", "maxLength": 500},
@@ -105,7 +109,7 @@ DESK_STORY = {
             "items": {
                 "type": "object",
                 "required": ["url", "headline"],
-                "properties": {"url": {"type": "string", "format": "uri"}, "headline": TEXT, "slug": {"type": "string"}},
+                "properties": {"url": URL, "headline": TEXT, "slug": {"type": "string"}},
             },
         },
     },
@@ -137,3 +141,13 @@ MANIFESTS_DOCUMENT = {
         },
     },
 }
+
+
+class RequiredBodySchema(AutoSchema):
+    """The write endpoints' bodies are raw JSON Schemas, which drf-spectacular marks optional."""
+
+    def _get_request_body(self, direction="request"):
+        body = super()._get_request_body(direction)
+        if body:
+            body["required"] = True
+        return body

@@ -26,5 +26,5 @@ urlpatterns = [
     path("v1/corrections/", views.CorrectionList.as_view(), name="api-corrections"),
     path("v1/submissions/", views.SubmissionView.as_view(), name="api-submissions"),
     path("v1/checks/", views.CheckView.as_view(), name="api-checks"),
-    re_path(r"^(?P<rest>.*)$", views.not_found),  # last: JSON 404s under /api/
+    re_path(r"^(?P<rest>[\s\S]*)$", views.not_found),  # last: JSON 404s under /api/
 ]

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Prefetch, Q
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication
@@ -26,7 +27,7 @@ from .conditional import ConditionalGetMixin
 from .errors import Conflict, InvalidDocument
 from .filters import filter_stories, parse_slug
 from .ninjs import to_ninjs
-from .openapi import DESK_STORY, MANIFESTS_DOCUMENT
+from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
 
 
@@ -59,14 +60,17 @@ class ReadView(ConditionalGetMixin, ApiView, generics.GenericAPIView):
     pass
 
 
+SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 STORY_FILTERS = [
-    OpenApiParameter("newsroom", str, description="A newsroom slug."),
-    OpenApiParameter("beat", str, description="A beat slug (within `newsroom` when given)."),
-    OpenApiParameter("edition", str, description="An edition id (YYYY-MM-DDTHH) or a date (YYYY-MM-DD)."),
-    OpenApiParameter("published_after", str, description="ISO 8601 time with a zone: first published after it."),
+    OpenApiParameter("newsroom", str, pattern=SLUG_PATTERN, description="A newsroom slug (400 when there is no such newsroom)."),
+    OpenApiParameter("beat", str, pattern=SLUG_PATTERN, description="A beat slug (within `newsroom` when given; 400 when none)."),
+    OpenApiParameter(
+        "edition", str, pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2})?$", description="An edition id (YYYY-MM-DDTHH) or a date (YYYY-MM-DD)."
+    ),
+    OpenApiParameter("published_after", OpenApiTypes.DATETIME, description="ISO 8601 time with a zone: first published after it."),
     OpenApiParameter(
         "updated_since",
-        str,
+        OpenApiTypes.DATETIME,
         description="ISO 8601 time with a zone: changed at or after it (publication, corrections, edits).",
     ),
 ]
@@ -204,7 +208,7 @@ class CorrectionList(ReadView):
     keyset_descending = True
 
     @extend_schema(
-        parameters=[OpenApiParameter("newsroom", str, description="A newsroom slug.")],
+        parameters=[OpenApiParameter("newsroom", str, pattern=SLUG_PATTERN, description="A newsroom slug.")],
         responses={200: s.CorrectionSerializer(many=True), **errors(400, 401, 429)},
     )
     def get(self, request):
@@ -248,6 +252,7 @@ def _run_checks(doc: dict, **kwargs) -> dict:
 
 class WriteView(ApiView):
     parser_classes = [JSONParser]
+    schema = RequiredBodySchema()
 
 
 class CheckView(WriteView):
