@@ -34,22 +34,33 @@ def parse_slug(name: str, value: str) -> str:
     return value
 
 
+def present(params, name: str) -> str | None:
+    """The parameter's value; None when absent; a 400 when given empty (``?newsroom=``): an
+    empty filter is more likely a client's bug than a wish for no filter."""
+    if name not in params:
+        return None
+    value = params.get(name)
+    if not value:
+        raise BadParameter(name, "is empty: give a value or leave the parameter out")
+    return value
+
+
 def filter_stories(queryset, params):
     """Apply ``newsroom``, ``beat``, ``edition``, ``published_after`` and ``updated_since``."""
     newsroom = None
-    if value := params.get("newsroom"):
+    if value := present(params, "newsroom"):
         newsroom = Newsroom.objects.filter(slug=parse_slug("newsroom", value)).first()
         if newsroom is None:
             raise BadParameter("newsroom", f"there is no newsroom {value!r}")
         queryset = queryset.in_newsroom(newsroom)
-    if value := params.get("beat"):
+    if value := present(params, "beat"):
         beats = Beat.objects.filter(slug=parse_slug("beat", value))
         if newsroom is not None:
             beats = beats.filter(newsroom=newsroom)
         if not beats.exists():
             raise BadParameter("beat", f"there is no beat {value!r}" + (f" in {newsroom.slug}" if newsroom else ""))
         queryset = queryset.filter(beat__in=beats)
-    if value := params.get("edition"):
+    if value := present(params, "edition"):
         if re.match(EDITION_REGEX, value):
             queryset = queryset.filter(edition_id=value)
         elif DATE_RE.match(value):
@@ -60,8 +71,8 @@ def filter_stories(queryset, params):
             queryset = queryset.filter(edition_date=day)
         else:
             raise BadParameter("edition", f"{value[:40]!r} is not an edition (YYYY-MM-DDTHH) or a date (YYYY-MM-DD)")
-    if value := params.get("published_after"):
+    if value := present(params, "published_after"):
         queryset = queryset.filter(published_at__gt=parse_time("published_after", value))
-    if value := params.get("updated_since"):
+    if value := present(params, "updated_since"):
         queryset = queryset.filter(updated_at__gte=parse_time("updated_since", value))
     return queryset

@@ -18,6 +18,7 @@ from rest_framework.utils.urls import replace_query_param
 from newsroom.jsondoc import ID_RE
 
 from .errors import BadParameter
+from .filters import present
 
 
 def encode_cursor(moment: dt.datetime, pk) -> str:
@@ -66,10 +67,10 @@ class KeysetPagination(BasePagination):
         time_field, pk_field = view.keyset
         descending = getattr(view, "keyset_descending", False)
         self.request = request
-        size = parse_page_size(request.query_params.get("page_size"), default=self.page_size, maximum=self.max_page_size)
+        size = parse_page_size(present(request.query_params, "page_size"), default=self.page_size, maximum=self.max_page_size)
         sign = "-" if descending else ""
         queryset = queryset.order_by(f"{sign}{time_field}", f"{sign}{pk_field}")
-        self.cursor = request.query_params.get("cursor") or None
+        self.cursor = present(request.query_params, "cursor")
         if self.cursor:
             queryset = queryset.filter(self._after(queryset.model, time_field, pk_field, descending, *decode_cursor(self.cursor)))
         rows = list(queryset[: size + 1])

@@ -25,7 +25,7 @@ from . import serializers as s
 from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle
 from .conditional import ConditionalGetMixin
 from .errors import Conflict, InvalidDocument
-from .filters import filter_stories, parse_slug
+from .filters import filter_stories, parse_slug, present
 from .ninjs import to_ninjs
 from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
@@ -213,7 +213,7 @@ class CorrectionList(ReadView):
     )
     def get(self, request):
         corrections = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
-        if value := request.query_params.get("newsroom"):
+        if value := present(request.query_params, "newsroom"):
             corrections = corrections.filter(story__newsroom__slug=parse_slug("newsroom", value))
         page = self.paginate_queryset(corrections)
         data = [

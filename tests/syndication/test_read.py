@@ -149,6 +149,9 @@ def test_filters(api, make_story):
         ({"page_size": "101"}, "page_size"),
         ({"page_size": "zero"}, "page_size"),
         ({"cursor": "not-a-cursor"}, "cursor"),
+        ({"cursor": ""}, "cursor"),
+        ({"newsroom": ""}, "newsroom"),
+        ({"updated_since": ""}, "updated_since"),
     ],
 )
 def test_bad_filter_values_are_400_naming_the_parameter(api, make_story, params, parameter):
