@@ -144,6 +144,16 @@ class WebhookEndpoint(models.Model):
     def __str__(self):
         return f"{self.partner}: {self.url}"
 
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        events = self.events if isinstance(self.events, list) else None
+        unknown = [e for e in events or [] if e not in self.Event.values]
+        if events is None or not events or unknown:
+            raise ValidationError(
+                {"events": f"a list of one or more of {', '.join(self.Event.values)}" + (f"; unknown: {unknown}" if unknown else "")}
+            )
+
     def wants(self, event: str) -> bool:
         return self.active and event in (self.events or [])
 

@@ -86,3 +86,12 @@ def test_docs_page_is_served_with_local_assets(client):
     html = response.content.decode()
     assert "/api/schema/" in html
     assert "cdn.jsdelivr.net" not in html and "/static/drf_spectacular_sidecar/" in html
+
+
+def test_endpoint_events_must_be_known(admin_client_, partner):
+    data = {"partner": partner.pk, "url": "https://partner.example/hook", "secret": "whsec_x", "active": "on"}
+    response = admin_client_.post("/admin/syndication/webhookendpoint/add/", {**data, "events": '["story.deleted"]'})
+    assert response.status_code == 200 and not WebhookEndpoint.objects.exists()
+    response = admin_client_.post("/admin/syndication/webhookendpoint/add/", {**data, "events": '["story.published"]'})
+    assert response.status_code == 302
+    assert WebhookEndpoint.objects.get().events == ["story.published"]
