@@ -208,3 +208,41 @@ def test_redirect_is_not_followed(partner, make_story, receiver):
     assert delivery.status == "pending"
     assert delivery.attempt_log.get().status_code == 302
     assert len(receiver.requests) == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(__import__("django.db").db.connection.vendor != "postgresql", reason="SKIP LOCKED needs PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_skip_each_others_locked_deliveries(partner, make_story, receiver):
+    """A worker holding one delivery does not block another worker: it takes the next."""
+    import threading
+
+    from django.db import connections
+
+    WebhookEndpoint.objects.create(partner=partner, url=receiver.url, events=ALL_EVENTS)
+    first, second = make_story(), make_story()
+    actions.unpublish_story(story=first)
+    actions.unpublish_story(story=second)
+    held = WebhookDelivery.objects.get(story_id=first.pk)
+    locked, release = threading.Event(), threading.Event()
+
+    def other_worker():
+        try:
+            with transaction.atomic():
+                WebhookDelivery.objects.select_for_update().get(pk=held.pk)
+                locked.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=other_worker)
+    thread.start()
+    try:
+        assert locked.wait(10)
+        assert webhooks.deliver_due(limit=5) == 1
+    finally:
+        release.set()
+        thread.join()
+    assert [json.loads(r["body"])["story"]["id"] for r in receiver.requests] == [second.pk]
+    held.refresh_from_db()
+    assert (held.status, held.attempts) == ("pending", 0)
