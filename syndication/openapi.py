@@ -109,7 +109,7 @@ DESK_STORY = {
             "items": {
                 "type": "object",
                 "required": ["url", "headline"],
-                "properties": {"url": URL, "headline": TEXT, "slug": {"type": "string"}},
+                "properties": {"url": URL, "headline": TEXT, "slug": {**SLUG, "nullable": True}},
             },
         },
     },
