@@ -9,7 +9,7 @@ from rest_framework.settings import api_settings
 from .models import KEY_PREFIX, ApiKey, ApiKeyUsage, hash_secret
 
 
-class Partner:
+class PartnerUser:
     """The request's ``user`` when a partner key authenticated it (not a Django user: partners
     have no password, no session and no admin access)."""
 
@@ -59,7 +59,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if key is None:
             raise exceptions.AuthenticationFailed("the key is not valid, or has been revoked")
         self.record_use(key)
-        return Partner(key), key
+        return PartnerUser(key), key
 
     @staticmethod
     def lookup(token: str) -> ApiKey | None:
