@@ -50,3 +50,20 @@ def story_doc(seed_doc):
         return doc
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """The public pages cache rendered bodies and generation counters (docs/site.md);
+    start every test with an empty cache so that no test sees another's pages."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def async_unsafe(monkeypatch):
+    """Playwright's sync API runs an event loop in the test's thread; Django's ORM then
+    refuses to run unless told the test knows what it is doing. Scoped to the test, so the
+    variable never leaks into subprocesses (``check --deploy`` rejects it)."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -185,8 +185,8 @@ def test_submission_with_the_real_checks(writer_api, story_doc, manifests_loaded
 
 
 def test_writer_posts_a_manifests_document(writer_api, seed_manifests_doc, django_assert_max_num_queries):
-    # manifests.formats upserts claim by claim (59 today for the seed's 4 manifests).
-    with django_assert_max_num_queries(70):
+    # manifests.formats upserts claim by claim (92 on main today for the seed's 4 manifests).
+    with django_assert_max_num_queries(110):
         response = writer_api.post("/api/v1/manifests/", seed_manifests_doc, format="json")
     assert response.status_code == 200, response.content
     assert response.json() == {"created": 4, "updated": 0, "unchanged": 0}
