@@ -2,6 +2,7 @@
 
 import hmac
 
+from django.db import DEFAULT_DB_ALIAS
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
 from rest_framework.settings import api_settings
@@ -73,9 +74,11 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 
     @staticmethod
     def record_use(key: ApiKey) -> None:
+        """Bookkeeping, not a write by the client: it goes to the primary by name, so the
+        replica router (newsroom.db_router) does not pin a polling partner to the primary."""
         now = timezone.now()
-        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-        ApiKeyUsage.count_request(key.pk, now.date())
+        ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(pk=key.pk).update(last_used_at=now)
+        ApiKeyUsage.count_request(key.pk, now.date(), using=DEFAULT_DB_ALIAS)
 
     def authenticate_header(self, request):
         return f'{self.keyword} realm="api"'

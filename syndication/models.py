@@ -4,7 +4,7 @@ import hashlib
 import secrets
 import uuid
 
-from django.db import IntegrityError, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -111,16 +111,17 @@ class ApiKeyUsage(models.Model):
         return f"{self.key_id} {self.day}: {self.count}"
 
     @classmethod
-    def count_request(cls, key_id: int, day) -> None:
+    def count_request(cls, key_id: int, day, *, using: str = DEFAULT_DB_ALIAS) -> None:
         """Add one to the day's count, atomically (an UPDATE ... SET count = count + 1)."""
-        if cls.objects.filter(key_id=key_id, day=day).update(count=F("count") + 1):
+        rows = cls.objects.using(using)
+        if rows.filter(key_id=key_id, day=day).update(count=F("count") + 1):
             return
         try:
-            with transaction.atomic():
-                cls.objects.create(key_id=key_id, day=day, count=1)
+            with transaction.atomic(using=using):
+                rows.create(key_id=key_id, day=day, count=1)
         except IntegrityError:
             # Another request created the row between our UPDATE and INSERT.
-            cls.objects.filter(key_id=key_id, day=day).update(count=F("count") + 1)
+            rows.filter(key_id=key_id, day=day).update(count=F("count") + 1)
 
 
 class WebhookEndpoint(models.Model):

@@ -131,3 +131,26 @@ def test_create_api_key_command_prints_the_key_alone(db):
     call_command("create_api_key", "acme-wire", stdout=io.StringIO(), stderr=io.StringIO())
     assert Partner.objects.filter(slug="acme-wire").count() == 1
     assert ApiKey.objects.filter(partner__slug="acme-wire").count() == 2
+
+
+def test_key_bookkeeping_does_not_pin_a_partner_to_the_primary(read_key):
+    """With read replicas, a write during a request pins the client to the primary
+    (newsroom.db_router); counting a partner's GET must not count as its write."""
+    from django.db import router
+
+    from newsroom import db_router
+    from syndication.auth import ApiKeyAuthentication
+
+    original = router.routers
+    router.routers = [db_router.PrimaryReplicaRouter()]
+    try:
+        with db_router.routing(use_replicas=True) as state:
+            ApiKeyAuthentication.record_use(read_key[0])
+            ApiKeyAuthentication.record_use(read_key[0])
+        assert state.wrote is False
+        assert ApiKeyUsage.objects.get(key=read_key[0]).count == 2
+        with db_router.routing(use_replicas=True) as state:
+            ApiKeyUsage.objects.create(key=read_key[0], day="2026-01-01")  # an ordinary write does pin
+        assert state.wrote is True
+    finally:
+        router.routers = original
