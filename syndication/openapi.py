@@ -109,7 +109,7 @@ DESK_STORY = {
             "items": {
                 "type": "object",
                 "required": ["url", "headline"],
-                "properties": {"url": URL, "headline": TEXT, "slug": {**SLUG, "nullable": True}},
+                "properties": {"url": URL, "headline": TEXT, "slug": {**SLUG, "pattern": "^([a-z0-9]+(-[a-z0-9]+)*)?$", "nullable": True}},
             },
         },
     },
