@@ -254,3 +254,21 @@ CDN_PURGE_TIMEOUT = env.float("CDN_PURGE_TIMEOUT", default=5.0)
 
 # /bench/floor?bytes=N, the framework floor for bench/wrk_floor.sh. Off in production.
 BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
+
+# --- Syndication API (syndication/): partner keys before sessions, so a request without a
+# key gets 401 with WWW-Authenticate: Bearer; errors as {"error": {"code", "message"}}.
+REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] = [
+    "syndication.auth.ApiKeyAuthentication",
+    *REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"],
+]
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["syndication.auth.PartnerRateThrottle"]
+REST_FRAMEWORK["EXCEPTION_HANDLER"] = "syndication.errors.exception_handler"
+# Swagger UI and Redoc served from our own static files, not a CDN (so the CSP stays 'self').
+INSTALLED_APPS += ["drf_spectacular_sidecar"]
+SPECTACULAR_SETTINGS.update(
+    {"SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "REDOC_DIST": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True}
+)
+WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)  # seconds per delivery attempt
+WEBHOOK_RETRY_HOURS = env.int("WEBHOOK_RETRY_HOURS", default=24)  # then a delivery is marked failed
+WEBHOOK_BACKOFF_SECONDS = env.int("WEBHOOK_BACKOFF_SECONDS", default=30)  # doubled per attempt
+WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=3600)

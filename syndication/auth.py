@@ -1,0 +1,126 @@
+"""Partner keys: ``Authorization: Bearer <key>`` authentication, scopes and the per-key throttle."""
+
+import hmac
+
+from django.db import DEFAULT_DB_ALIAS
+from django.utils import timezone
+from rest_framework import authentication, exceptions, permissions, throttling
+from rest_framework.settings import api_settings
+
+from .models import KEY_PREFIX, ApiKey, ApiKeyUsage, hash_secret
+
+
+class PartnerUser:
+    """The request's ``user`` when a partner key authenticated it (not a Django user: partners
+    have no password, no session and no admin access)."""
+
+    is_authenticated = True
+    is_anonymous = False
+    is_staff = False
+    is_superuser = False
+    pk = None
+
+    def __init__(self, key: ApiKey):
+        self.key = key
+        self.partner = key.partner
+
+    def __str__(self):
+        return f"partner {self.partner.slug}"
+
+    def has_perm(self, perm, obj=None) -> bool:
+        return False
+
+
+def _parse(token: str) -> str | None:
+    """The prefix of a well-formed key, or None."""
+    parts = token.split("_")
+    if len(parts) < 3 or parts[0] != KEY_PREFIX or not parts[1]:
+        return None
+    return parts[1]
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    """Reads ``Authorization: Bearer hc_<prefix>_<secret>``. Without a Bearer header it returns
+    None so a staff session can still authenticate; with a bad, revoked or unknown key it
+    fails with 401 (never naming the key: it must not reach a log)."""
+
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Authorization: Bearer needs exactly one key")
+        try:
+            token = header[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise exceptions.AuthenticationFailed("the key is not valid") from None
+        key = self.lookup(token)
+        if key is None:
+            raise exceptions.AuthenticationFailed("the key is not valid, or has been revoked")
+        self.record_use(key)
+        return PartnerUser(key), key
+
+    @staticmethod
+    def lookup(token: str) -> ApiKey | None:
+        prefix = _parse(token)
+        if prefix is None:
+            return None
+        key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).first()
+        if key is None or not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
+            return None
+        return key
+
+    @staticmethod
+    def record_use(key: ApiKey) -> None:
+        """Bookkeeping, not a write by the client: it goes to the primary by name, so the
+        replica router (newsroom.db_router) does not pin a polling partner to the primary."""
+        now = timezone.now()
+        ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(pk=key.pk).update(last_used_at=now)
+        ApiKeyUsage.count_request(key.pk, now.date(), using=DEFAULT_DB_ALIAS)
+
+    def authenticate_header(self, request):
+        return f'{self.keyword} realm="api"'
+
+
+def api_key(request) -> ApiKey | None:
+    return request.auth if isinstance(request.auth, ApiKey) else None
+
+
+class IsPartnerOrStaff(permissions.BasePermission):
+    """Any valid key (read or writer), or a staff member's session; reads only."""
+
+    message = "a partner key or a staff session is required"
+
+    def has_permission(self, request, view):
+        if api_key(request) is not None:
+            return request.method in permissions.SAFE_METHODS or getattr(view, "any_key_may_post", False)
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+class IsWriter(permissions.BasePermission):
+    """A key with the writer scope."""
+
+    message = "this needs a key with the writer scope"
+
+    def has_permission(self, request, view):
+        key = api_key(request)
+        return key is not None and key.can_write
+
+
+class PartnerRateThrottle(throttling.SimpleRateThrottle):
+    """Per key, on the shared cache, at ``DEFAULT_THROTTLE_RATES['partner']``. Staff sessions
+    are not throttled."""
+
+    scope = "partner"
+
+    def get_rate(self):
+        # Read at each request, not at import (DRF's default), so a changed setting applies.
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        key = api_key(request)
+        if key is None:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": key.pk}
