@@ -126,7 +126,7 @@ def publish(model_admin, request, object_id):
     if not request.user.has_perm("stories.publish_story"):
         raise PermissionDenied
     can_override = request.user.has_perm("stories.override_checks")
-    form = PublishForm(request.POST or None)
+    form = PublishForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         reason = form.cleaned_data["override_reason"] if can_override else ""
         try:
@@ -151,7 +151,7 @@ def _simple_verb(model_admin, request, object_id, *, perm, form_class, template,
     story = _story_or_404(model_admin, request, object_id)
     if not request.user.has_perm(perm):
         raise PermissionDenied
-    form = form_class(request.POST or None)
+    form = form_class(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
             run(story, form.cleaned_data)
