@@ -21,12 +21,13 @@ from django.utils.html import format_html
 
 from . import actions, presence
 from .admin_forms import StoryAdminForm
-from .admin_parts import CiteAdmin, SectionAdmin  # noqa: F401  (registers them)
+from .admin_parts import CiteAdmin, OrderedInline, SectionAdmin, save_ordered_formset  # noqa: F401  (registers them)
 from .admin_views import (
     claim_citations,
     compare,
     correct,
     desk_context,
+    latest_check,
     publish,
     revisions,
     run_checks,
@@ -53,7 +54,7 @@ class StoryChildInline:
         return super().has_delete_permission(request, obj) and self._editable(request, obj)
 
 
-class KeyFactInline(StoryChildInline, admin.TabularInline):
+class KeyFactInline(StoryChildInline, OrderedInline, admin.TabularInline):
     model = KeyFact
     fields = ["position", "text"]
     extra = 0
@@ -61,7 +62,7 @@ class KeyFactInline(StoryChildInline, admin.TabularInline):
     verbose_name_plural = "key facts (their cites are on the desk panel above)"
 
 
-class SectionInline(StoryChildInline, admin.TabularInline):
+class SectionInline(StoryChildInline, OrderedInline, admin.TabularInline):
     model = Section
     fields = ["position", "heading", "paragraphs"]
     readonly_fields = ["paragraphs"]
@@ -82,14 +83,14 @@ class SectionInline(StoryChildInline, admin.TabularInline):
         )
 
 
-class ImageInline(StoryChildInline, admin.StackedInline):
+class ImageInline(StoryChildInline, OrderedInline, admin.StackedInline):
     model = Image
     fields = [("url", "position"), "alt", "caption", ("credit", "width", "height")]
     extra = 0
     ordering = ["position", "id"]
 
 
-class RelatedLinkInline(StoryChildInline, admin.TabularInline):
+class RelatedLinkInline(StoryChildInline, OrderedInline, admin.TabularInline):
     model = RelatedLink
     fields = ["position", "headline", "url", "slug"]
     extra = 0
@@ -123,6 +124,7 @@ class CorrectionInline(admin.TabularInline):
 class StoryAdmin(admin.ModelAdmin):
     form = StoryAdminForm
     change_form_template = "admin/stories/story/change_form.html"
+    save_on_top = True
     list_display = ["headline", "newsroom", "edition", "status", "published_at", "version", "updated_at"]
     list_filter = ["status", "newsroom"]
     search_fields = ["id", "headline", "slug"]
@@ -132,11 +134,17 @@ class StoryAdmin(admin.ModelAdmin):
     inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
     fieldsets = [
         (None, {"fields": ["headline", "dek", "angle", ("slug", "edition"), ("newsroom", "beat"), ("audience", "trust"), "opened_version"]}),
-        ("Status", {"fields": [("status", "version"), ("published_at", "scheduled_for"), "id"]}),
+        ("Status", {"fields": [("status", "version"), ("published_at", "scheduled_for"), "id"], "classes": ["collapse"]}),
         ("Desk: checks, cites and findings", {"fields": ["desk"], "classes": ["desk-fieldset"]}),
         ("Unresolved points and decision card", {"fields": ["unresolved", "useful_for", "not_for", "compare_against"]}),
         ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
     ]
+
+    def save_formset(self, request, form, formset, change):
+        if "position" in formset.form.base_fields:
+            save_ordered_formset(formset)
+        else:
+            super().save_formset(request, form, formset, change)
 
     def get_fieldsets(self, request, obj=None):
         if obj is None:  # the desk panel and status exist once the story does
@@ -194,6 +202,7 @@ class StoryAdmin(admin.ModelAdmin):
                     "can_publish": user.has_perm("stories.publish_story"),
                     "can_correct": user.has_perm("stories.add_correction") and story.is_published,
                     "last_audit": AuditEntry.objects.filter(story=story).select_related("user").first(),
+                    "last_check": latest_check(story),
                 }
             )
         return super().change_view(request, object_id, form_url, extra_context)

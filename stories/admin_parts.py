@@ -46,11 +46,48 @@ def cites_html(owner) -> str:
     return render_to_string("admin/stories/story/cites.html", {"owner": owner})
 
 
+def save_ordered_formset(formset) -> None:
+    """Save an inline formset whose rows have a ``position``: rows are ordered by the
+    position typed (blank: after the others), ties by their order on the page, then
+    numbered 0, 1, 2... So an editor can leave positions alone, or type 1.5-style
+    insertions as "1" and still get a clean order."""
+    formset.save(commit=False)
+    for obj in formset.deleted_objects:
+        obj.delete()
+    kept = []
+    for index, form in enumerate(formset.forms):
+        if form.instance.pk is None and not form.has_changed():
+            continue  # a blank extra row
+        if formset.can_delete and formset._should_delete_form(form):
+            continue
+        position = form.cleaned_data.get("position")
+        kept.append((position is None, position or 0, index, form))
+    for rank, (*_, form) in enumerate(sorted(kept, key=lambda row: row[:3])):
+        if form.instance.pk is None:
+            formset.save_new(form, commit=False)
+        form.instance.position = rank
+        form.instance.save()
+
+
+class OrderedInline:
+    """Inlines with a ``position``: optional on the form (blank = at the end)."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "position":
+            field.required = False
+            field.initial = None
+            field.widget.attrs.update({"style": "width: 4em", "placeholder": "end"})
+            field.help_text = "Order: lower first; leave blank to add at the end."
+        return field
+
+
 class StoryPartAdmin(admin.ModelAdmin):
     """Shared behaviour of the part pages: saves through ``save_story``, permissions follow
     the story's (writers edit drafts only), hidden from the index, redirects to the story."""
 
     form = StoryPartForm
+    change_form_template = "admin/stories/part_change_form.html"
 
     def get_model_perms(self, request):
         return {}  # reached from the story page, not listed on the admin index
@@ -84,6 +121,12 @@ class StoryPartAdmin(admin.ModelAdmin):
             details={"part": form.instance._meta.model_name},
         )
 
+    def save_formset(self, request, form, formset, change):
+        if "position" in formset.form.base_fields:
+            save_ordered_formset(formset)
+        else:
+            super().save_formset(request, form, formset, change)
+
     def delete_model(self, request, obj):
         actions.save_story(story=story_of(obj), user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name})
 
@@ -104,6 +147,14 @@ class StoryPartAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(story_change_url(story))
         return super().response_delete(request, obj_display, obj_id)
 
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        form = context["adminform"].form
+        context.update(
+            desk_story=story_of(obj) if obj is not None else form.story_for_version(),
+            show_save_and_add_another=False,  # a part is added from its place on the story page
+        )
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
         if obj is not None:
@@ -111,7 +162,7 @@ class StoryPartAdmin(admin.ModelAdmin):
         return super().delete_view(request, object_id, extra_context)
 
 
-class ParagraphInline(admin.StackedInline):
+class ParagraphInline(OrderedInline, admin.StackedInline):
     model = Paragraph
     fields = ["position", "markdown", "cites"]
     readonly_fields = ["cites"]
@@ -154,7 +205,7 @@ class SectionAdmin(StoryPartAdmin):
         return False  # sections are added on the story page
 
 
-class CiteClaimInline(admin.TabularInline):
+class CiteClaimInline(OrderedInline, admin.TabularInline):
     model = CiteClaim
     fields = ["position", "claim"]
     extra = 3
@@ -213,6 +264,12 @@ class CiteAdmin(StoryPartAdmin):
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "manifest":
+            field.help_text = "Type part of the manifest's id, title or publisher. Save, then choose its claims."
+        return field
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)

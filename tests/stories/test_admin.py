@@ -271,10 +271,11 @@ def test_attach_a_cite_offers_only_the_manifests_claims_in_order(draft, as_edito
     assert "Second claim." in page.content.decode()
 
     data = form_data(page)
-    data.update({"claims-TOTAL_FORMS": "2", "claims-0-claim": second.pk, "claims-0-position": 0, "claims-1-claim": first.pk, "claims-1-position": 1})
+    # positions left blank: the order of the rows is the order of the claims
+    data.update({"claims-TOTAL_FORMS": "2", "claims-0-claim": second.pk, "claims-0-position": "", "claims-1-claim": first.pk, "claims-1-position": ""})
     response = as_editor.post(f"/admin/stories/cite/{cite.pk}/change/", data)
     assert response.status_code == 302 and response["Location"].endswith(f"{draft.pk}/change/#desk")
-    assert [cc.claim_id for cc in cite.claims.order_by("position")] == [second.pk, first.pk]
+    assert list(cite.claims.order_by("position").values_list("claim_id", "position")) == [(second.pk, 0), (first.pk, 1)]
     story = Story.objects.get(pk=draft.pk)
     assert story.version == draft.version + 2  # adding the cite, then choosing its claims
     cites = Revision.objects.get(story=story, version=story.version).data["sections"][1]["paragraphs"][0]["cites"]
@@ -330,3 +331,16 @@ def test_manifest_autocomplete_finds_by_title_for_a_writer(draft, as_writer):
     assert response.status_code == 200
     assert [r["id"] for r in response.json()["results"]] == ["1792067182956183080"]
     assert Claim.objects.exists()
+
+
+def test_typed_positions_reorder_paragraphs_and_are_renumbered(draft, as_editor):
+    section = draft.sections.all()[0]
+    first, second = [p.pk for p in section.paragraphs.all()]
+    url = f"/admin/stories/section/{section.pk}/change/"
+    data = form_data(as_editor.get(url))
+    data.update({"paragraphs-1-position": "0", "paragraphs-0-position": "5"})
+    assert as_editor.post(url, data).status_code == 302
+    assert list(section.paragraphs.order_by("position").values_list("pk", "position")) == [(second, 0), (first, 1)]
+    story = Story.objects.get(pk=draft.pk)
+    paragraphs = Revision.objects.get(story=story, version=story.version).data["sections"][0]["paragraphs"]
+    assert paragraphs[0]["markdown"] == Section.objects.get(pk=section.pk).paragraphs.get(pk=second).markdown
