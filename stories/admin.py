@@ -15,6 +15,7 @@ Every save goes through ``stories.actions.save_story`` (version bump, revision, 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db import models
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -83,14 +84,20 @@ class SectionInline(StoryChildInline, OrderedInline, admin.TabularInline):
         )
 
 
-class ImageInline(StoryChildInline, OrderedInline, admin.StackedInline):
+class HttpsURLs:
+    """URLs typed without a scheme are taken as https (Django 6's default, chosen now)."""
+
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+
+class ImageInline(HttpsURLs, StoryChildInline, OrderedInline, admin.StackedInline):
     model = Image
     fields = [("url", "position"), "alt", "caption", ("credit", "width", "height")]
     extra = 0
     ordering = ["position", "id"]
 
 
-class RelatedLinkInline(StoryChildInline, OrderedInline, admin.TabularInline):
+class RelatedLinkInline(HttpsURLs, StoryChildInline, OrderedInline, admin.TabularInline):
     model = RelatedLink
     fields = ["position", "headline", "url", "slug"]
     extra = 0

@@ -144,6 +144,9 @@ class CiteForm(StoryPartForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if "position" in self.fields:
+            self.fields["position"].required = False
+            self.fields["position"].help_text = "Order among this text's cites: lower first; blank = after the others."
         if self.instance._state.adding:
             # Show whose cite this is while it is being added (the owner comes from the URL).
             owner = self._owner(self.initial.get("paragraph"), self.initial.get("key_fact"))
@@ -168,6 +171,9 @@ class CiteForm(StoryPartForm):
         cleaned = super().clean()
         if self.instance._state.adding and bool(cleaned.get("paragraph")) == bool(cleaned.get("key_fact")):
             raise ValidationError("A cite belongs to exactly one paragraph or key fact: open 'Add cite' from the story page.")
+        if cleaned.get("position") is None:
+            owner = cleaned.get("paragraph") or cleaned.get("key_fact") or self.instance.paragraph or self.instance.key_fact
+            cleaned["position"] = owner.cites.exclude(pk=self.instance.pk).count() if owner else 0
         return cleaned
 
 

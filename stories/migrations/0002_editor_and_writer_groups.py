@@ -8,13 +8,15 @@ STORY_PARTS = ["story", "section", "paragraph", "keyfact", "cite", "citeclaim", 
 READ_ONLY = ["correction", "revision", "auditentry", "checkresult", "storyfingerprint"]
 
 WRITER = (
-    [f"stories.{verb}_{model}" for model in STORY_PARTS for verb in ("add", "change", "delete", "view")]
+    # A writer drafts and edits stories and their parts; deleting a whole story is an editor's call.
+    [f"stories.{verb}_{model}" for model in STORY_PARTS for verb in ("add", "change", "delete", "view") if (model, verb) != ("story", "delete")]
     + [f"stories.view_{model}" for model in READ_ONLY]
     # Choosing a manifest and its claims for a cite needs to see them (admin autocomplete).
     + ["manifests.view_manifest", "manifests.view_claim", "manifests.view_publisher"]
     + ["newsroom.view_newsroom", "newsroom.view_beat", "newsroom.view_edition"]
 )
 EDITOR = WRITER + [
+    "stories.delete_story",
     "stories.publish_story",
     "stories.override_checks",
     "stories.add_correction",

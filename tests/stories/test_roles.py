@@ -20,7 +20,7 @@ def test_editor_may_publish_override_and_correct(editor):
 def test_writer_edits_and_checks_but_never_publishes_or_corrects(writer):
     for perm in ["stories.change_story", "stories.add_cite", "stories.change_section", "manifests.view_manifest", "manifests.view_claim"]:
         assert writer.has_perm(perm), perm
-    for perm in ["stories.publish_story", "stories.override_checks", "stories.add_correction", "stories.change_correction", "stories.delete_correction"]:
+    for perm in ["stories.publish_story", "stories.override_checks", "stories.add_correction", "stories.change_correction", "stories.delete_correction", "stories.delete_story"]:
         assert not writer.has_perm(perm), perm
 
 
