@@ -153,6 +153,10 @@ class StoryAdmin(admin.ModelAdmin):
         else:
             super().save_formset(request, form, formset, change)
 
+    def get_inlines(self, request, obj):
+        # A story being created has no corrections to show.
+        return self.inlines if obj is not None else [i for i in self.inlines if i is not CorrectionInline]
+
     def get_fieldsets(self, request, obj=None):
         if obj is None:  # the desk panel and status exist once the story does
             return [fs for fs in self.fieldsets if fs[0] not in ("Status", "Desk: checks, cites and findings")]

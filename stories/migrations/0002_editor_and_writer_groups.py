@@ -14,6 +14,8 @@ WRITER = (
     # Choosing a manifest and its claims for a cite needs to see them (admin autocomplete).
     + ["manifests.view_manifest", "manifests.view_claim", "manifests.view_publisher"]
     + ["newsroom.view_newsroom", "newsroom.view_beat", "newsroom.view_edition"]
+    # A new story needs its hourly edition, which may not exist yet.
+    + ["newsroom.add_edition"]
 )
 EDITOR = WRITER + [
     "stories.delete_story",
@@ -28,7 +30,6 @@ EDITOR = WRITER + [
     "manifests.change_publisher",
     "newsroom.add_beat",
     "newsroom.change_beat",
-    "newsroom.add_edition",
 ]
 
 

@@ -96,7 +96,7 @@ def test_saving_the_story_bumps_version_keeps_revision_and_signals(draft, as_edi
         response = as_editor.post(change_url(draft), data)
     finally:
         signals.story_updated.disconnect(receiver)
-    assert response.status_code == 302, response.context["adminform"].form.errors if response.context else response
+    assert response.status_code == 302, [f.errors for f in response.context["inline_admin_formsets"][1].formset.forms] + [response.context["errors"]] if response.context else response
     story = Story.objects.get(pk=draft.pk)
     assert story.version == draft.version + 1
     assert story.headline == "A sharper headline"
@@ -402,3 +402,25 @@ def test_adding_a_cite_to_a_story_saved_meanwhile_is_refused(draft, as_editor, e
     )
     assert response.status_code == 200 and "Someone else saved this story" in response.content.decode()
     assert not Cite.objects.filter(manifest=manifest).exists()
+
+
+def test_a_writer_creates_a_story_at_version_one_with_its_revision(demo, as_writer, writer):
+    from newsroom.models import Edition
+
+    edition, _ = Edition.objects.get_or_create_for("2026-10-17T09")
+    data = {
+        "headline": "A new draft", "slug": "a-new-draft", "edition": edition.pk, "newsroom": demo.newsroom_id,
+        "audience": "", "trust": "reported", "dek": "", "angle": "", "unresolved": "First open question",
+        "useful_for": "", "not_for": "", "compare_against": "", "writer_agent": "", "writer_run_id": "",
+    }
+    for prefix in ["key_facts", "sections", "images", "related_links"]:
+        data.update({f"{prefix}-TOTAL_FORMS": "1" if prefix == "sections" else "0", f"{prefix}-INITIAL_FORMS": "0"})
+    data.update({"sections-0-heading": "What happened", "sections-0-position": ""})
+    response = as_writer.post("/admin/stories/story/add/", data)
+    assert response.status_code == 302
+    story = Story.objects.get(slug="a-new-draft")
+    assert (story.version, story.status, story.unresolved) == (1, Story.Status.DRAFT, ["First open question"])
+    assert [s.heading for s in story.sections.all()] == ["What happened"]
+    revision = Revision.objects.get(story=story, version=1)
+    assert revision.created_by == writer and revision.data["sections"][0]["heading"] == "What happened"
+    assert AuditEntry.objects.get(story=story).action == "create"
