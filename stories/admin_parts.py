@@ -176,9 +176,9 @@ class ParagraphInline(OrderedInline, admin.StackedInline):
 
     def cites(self, obj):
         if not obj.pk:
-            return "Save the section first; then add cites."
+            return "Save this paragraph first; then add its cites."
         return format_html(
-            '{}<a class="button" href="{}?paragraph={}">Add cite</a>',
+            '{}<a class="button" href="{}?paragraph={}">Add cite</a> <span class="desk-muted">(leaves this page: save your edits first)</span>',
             cites_html(obj), reverse("admin:stories_cite_add"), obj.pk,
         )
 

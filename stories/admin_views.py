@@ -132,7 +132,7 @@ def publish(model_admin, request, object_id):
         try:
             actions.publish_story(story=story, user=request.user, override_reason=reason)
         except actions.ChecksFailed as exc:
-            form.add_error(None, f"Not published: the checks failed (score {exc.result.score:.2f}). Fix the findings below"
+            form.add_error(None, f"Not published: the checks failed (score {exc.result.score:.2f}). Fix the findings listed here"
                            + (", or give a reason to publish anyway." if can_override else "."))
         except actions.ActionError as exc:
             form.add_error(None, f"Not published: {exc}.")

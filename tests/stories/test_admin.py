@@ -424,3 +424,13 @@ def test_a_writer_creates_a_story_at_version_one_with_its_revision(demo, as_writ
     revision = Revision.objects.get(story=story, version=1)
     assert revision.created_by == writer and revision.data["sections"][0]["heading"] == "What happened"
     assert AuditEntry.objects.get(story=story).action == "create"
+
+
+def test_story_list_and_audit_log_pages(demo, as_editor, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12):
+        assert demo.headline in as_editor.get("/admin/stories/story/").content.decode()
+    with django_assert_max_num_queries(12):
+        response = as_editor.get("/admin/stories/auditentry/")
+    assert response.status_code == 200 and "loaddemo" in response.content.decode()
+    entry = AuditEntry.objects.first()
+    assert as_editor.post(f"/admin/stories/auditentry/{entry.pk}/delete/", {"post": "yes"}).status_code == 403
