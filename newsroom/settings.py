@@ -156,3 +156,16 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# --- The manifest provider (manifests/provider.py, `fetch_manifests`). The key is a secret:
+# sent only as `Authorization: Bearer <key>`, never logged or shown.
+MANIFEST_PROVIDER_URL = env("MANIFEST_PROVIDER_URL", default="https://api.synorb.com/manifests/by-id/{manifest_id}")
+MANIFEST_PROVIDER_KEY = env("MANIFEST_PROVIDER_KEY", default="")
+MANIFEST_PROVIDER_ADAPTER = env("MANIFEST_PROVIDER_ADAPTER", default="manifests.adapters.manifests_1_entry")
+MANIFEST_PROVIDER_CONNECT_TIMEOUT = env.float("MANIFEST_PROVIDER_CONNECT_TIMEOUT", default=5.0)
+MANIFEST_PROVIDER_READ_TIMEOUT = env.float("MANIFEST_PROVIDER_READ_TIMEOUT", default=10.0)
+MANIFEST_PROVIDER_MAX_ATTEMPTS = env.int("MANIFEST_PROVIDER_MAX_ATTEMPTS", default=3)
+MANIFEST_PROVIDER_BACKOFF = env.float("MANIFEST_PROVIDER_BACKOFF", default=1.0)
+MANIFEST_PROVIDER_BACKOFF_MAX = env.float("MANIFEST_PROVIDER_BACKOFF_MAX", default=30.0)
+MANIFEST_PROVIDER_RETRY_AFTER_MAX = env.float("MANIFEST_PROVIDER_RETRY_AFTER_MAX", default=120.0)
+MANIFEST_PROVIDER_FRESH_HOURS = env.float("MANIFEST_PROVIDER_FRESH_HOURS", default=24.0)

@@ -1,18 +1,116 @@
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
+"""Home, newsroom and edition pages, and the site's reuse terms.
 
-from .models import Edition, Newsroom
+These pages list stories, which live in the ``stories`` app above this one: the model
+is looked up by name (``apps.get_model``) so that ``newsroom`` imports nothing of it.
+"""
+
+import json
+
+from django.apps import apps
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from .models import Beat, Edition, Newsroom, SiteProfile
+from .pagecache import list_page, public
+
+PAGE_SIZE = 20
+HOME_EARLIER = 12  # stories from earlier editions on the home page
 
 
+def _stories():
+    return apps.get_model("stories", "Story").objects.published().select_related("newsroom", "beat")
+
+
+def _page(request, queryset):
+    try:
+        return Paginator(queryset, PAGE_SIZE).page(request.GET.get("page") or 1)
+    except (EmptyPage, PageNotAnInteger):
+        raise Http404("no such page") from None
+
+
+@require_safe
+@public
+@list_page
 def home(request):
-    return HttpResponse("Hanging Context")
+    """The latest edition's stories, the newest stories, and the newsrooms."""
+    latest = _stories().newest_first().first()
+    edition_stories = list(_stories().in_edition(latest.edition_id).newest_first()) if latest else []
+    earlier = list(_stories().exclude(edition_id=latest.edition_id).newest_first()[:HOME_EARLIER]) if latest else []
+    newsrooms = Newsroom.objects.filter(stories__status="published").distinct().order_by("title")
+    return render(
+        request,
+        "newsroom/home.html",
+        {"edition": latest.edition if latest else None, "stories": edition_stories, "earlier": earlier, "newsrooms": newsrooms},
+    )
 
 
+@require_safe
+@public
+@list_page
 def newsroom_detail(request, slug):
+    """A newsroom's published stories, newest first, optionally one beat's (``?beat=``)."""
     newsroom = get_object_or_404(Newsroom, slug=slug)
-    return HttpResponse(newsroom.title)
+    stories = _stories().in_newsroom(newsroom).newest_first()
+    beats = list(Beat.objects.filter(newsroom=newsroom, stories__status="published").distinct().order_by("slug"))
+    beat = request.GET.get("beat") or None
+    if beat is not None:
+        if beat not in {b.slug for b in beats}:
+            raise Http404("no such beat")
+        stories = stories.filter(beat__slug=beat)
+    return render(
+        request,
+        "newsroom/newsroom_detail.html",
+        {"newsroom": newsroom, "page": _page(request, stories), "beats": beats, "beat": beat},
+    )
 
 
+@require_safe
+@public
+@list_page
 def edition_detail(request, edition_id):
+    """An hourly edition's published stories; an edition with none is not found."""
     edition = get_object_or_404(Edition, id=edition_id)
-    return HttpResponse(edition.id)
+    stories = list(_stories().in_edition(edition).newest_first())
+    if not stories:
+        raise Http404("no published story in this edition")
+    return render(request, "newsroom/edition_detail.html", {"edition": edition, "stories": stories})
+
+
+def _reuse(profile: SiteProfile) -> dict:
+    return profile.reuse_for()
+
+
+@require_safe
+@public
+@list_page
+def reuse_json(request):
+    """``/.well-known/reuse.json``: the site's reuse terms for machines."""
+    body = json.dumps(_reuse(SiteProfile.load()), ensure_ascii=False, indent=2)
+    return HttpResponse(body, content_type="application/json; charset=utf-8")
+
+
+@require_safe
+@public
+@list_page
+def reuse_terms(request):
+    """``/terms/reuse/``: the same terms for people."""
+    return render(request, "newsroom/reuse_terms.html", {"reuse": _reuse(SiteProfile.load())})
+
+
+@require_safe
+@public
+def robots_txt(request):
+    from django.conf import settings
+
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /api/",
+        "Disallow: /search/",
+        "",
+        f"Sitemap: {settings.SITE_URL}/sitemap.xml",
+        f"Sitemap: {settings.SITE_URL}/sitemap-news.xml",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

@@ -51,6 +51,45 @@ class StoryQuerySet(models.QuerySet):
             Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
         )
 
+    def search(self, query: str):
+        """Stories matching ``query`` in headline, dek or paragraphs, best first: ranked
+        full-text search on PostgreSQL (computed on the fly; see docs/site.md for the
+        index a large archive needs), every word as a substring elsewhere."""
+        from django.db import connection
+
+        if connection.vendor == "postgresql":
+            return self._search_postgres(query)
+        matches = self
+        for word in query.split()[:10]:
+            in_body = Paragraph.objects.filter(section__story=models.OuterRef("pk"), markdown__icontains=word)
+            matches = matches.filter(Q(headline__icontains=word) | Q(dek__icontains=word) | models.Exists(in_body))
+        return matches.newest_first()
+
+    def _search_postgres(self, query: str):
+        from django.contrib.postgres.aggregates import StringAgg
+        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+        from django.db.models.functions import Coalesce
+
+        body = (
+            Paragraph.objects.filter(section__story=models.OuterRef("pk"))
+            .order_by()
+            .values("section__story")
+            .annotate(text=StringAgg("markdown", delimiter=" "))
+            .values("text")
+        )
+        vector = (
+            SearchVector("headline", weight="A", config="english")
+            + SearchVector("dek", weight="B", config="english")
+            + SearchVector(Coalesce(models.Subquery(body), models.Value(""), output_field=models.TextField()), weight="C", config="english")
+        )
+        search_query = SearchQuery(query, search_type="websearch", config="english")
+        return (
+            self.annotate(search_document=vector)
+            .filter(search_document=search_query)
+            .annotate(search_rank=SearchRank(models.F("search_document"), search_query))
+            .order_by("-search_rank", "-published_at", "-id")
+        )
+
 
 class Story(models.Model):
     class Status(models.TextChoices):

@@ -1,9 +1,151 @@
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
+"""The public story pages and every rendering of a story.
 
-from .models import Story
+A request costs two queries when the rendering is cached (the story's id/version row and
+the site profile) and a fixed dozen more when it is not, whatever the story's size.
+Drafts and scheduled stories are not found: every lookup starts from ``published()``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import condition, require_safe
+
+from newsroom.models import SiteProfile
+from newsroom.pagecache import cached_body, generation, generation_time, list_page, make_etag, public
+
+from . import desk, presenters, renderings
+from .cache import story_sources_key
+from .models import Correction, Story
+
+FORMATS = {
+    "html": "text/html; charset=utf-8",
+    "json": "application/json; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+}
 
 
-def story_detail(request, date, slug):
-    story = get_object_or_404(Story.objects.published(), edition_date=date, slug=slug)
-    return HttpResponse(story.headline)
+class _Lookup:
+    """The story row and site profile a request needs, fetched once per request (the
+    ``condition`` decorator asks for the ETag and Last-Modified before the view runs)."""
+
+    def __init__(self, date: str, slug: str):
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            raise Http404("no such story") from None
+        self.story = (
+            Story.objects.published().filter(edition_date=date, slug=slug).only("id", "version", "updated_at", "edition_id", "slug").first()
+        )
+        if self.story is None:
+            raise Http404("no such story")
+        self.profile = SiteProfile.load()
+        self.source_keys = ("sources", story_sources_key(self.story.id))
+        self.sources_generation = "/".join(generation(k) for k in self.source_keys)
+
+    @classmethod
+    def of(cls, request, date, slug) -> "_Lookup":
+        if not hasattr(request, "_story_lookup"):
+            request._story_lookup = cls(date, slug)
+        return request._story_lookup
+
+    def profile_state(self) -> str:
+        p = self.profile
+        text = json.dumps([p.run_these_manifests, p.command_one, p.command_all, p.sponsor, p.disclosure, p.reuse], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def etag(self, fmt: str) -> str:
+        s = self.story
+        return make_etag("story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation)
+
+    def last_modified(self) -> dt.datetime:
+        return max(self.story.updated_at, *(generation_time(k) for k in self.source_keys))
+
+
+def _etag_func(fmt):
+    return lambda request, date, slug: _Lookup.of(request, date, slug).etag(fmt)
+
+
+def _last_modified(request, date, slug):
+    return _Lookup.of(request, date, slug).last_modified()
+
+
+def _render(fmt: str, lookup: _Lookup, request) -> bytes:
+    story = Story.objects.published().with_everything().filter(pk=lookup.story.pk).first()
+    if story is None:  # unpublished since the lookup, a moment ago
+        raise Http404("no such story")
+    d = desk.export_story(story, profile=lookup.profile)
+    if fmt == "json":
+        return renderings.to_json(d)
+    if fmt == "md":
+        return renderings.to_markdown(d)
+    if fmt == "txt":
+        return renderings.to_text(d)
+    return render_to_string("stories/story_detail.html", presenters.story_context(story, d), request=request)
+
+
+def _story_view(fmt: str):
+    @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
+    def conditional(request, date, slug):
+        lookup = _Lookup.of(request, date, slug)
+        body = cached_body(f"page:story:{lookup.etag(fmt)}", lambda: _render(fmt, lookup, request))
+        return HttpResponse(body, content_type=FORMATS[fmt])
+
+    @require_safe
+    @public
+    def view(request, date, slug):
+        response = conditional(request, date, slug)
+        # On 304s too: a cache revalidating any rendering learns the canonical page.
+        response["Link"] = f'<{_Lookup.of(request, date, slug).story.url}>; rel="canonical"'
+        return response
+
+    view.__name__ = f"story_{fmt}"
+    return view
+
+
+story_detail = _story_view("html")
+story_json = _story_view("json")
+story_markdown = _story_view("md")
+story_text = _story_view("txt")
+
+
+# --------------------------------------------------------------------------- lists
+
+PAGE_SIZE = 20
+
+
+def page_of(request, queryset, per_page: int = PAGE_SIZE):
+    """The requested page of a queryset; a page out of range is not found."""
+    from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+
+    try:
+        return Paginator(queryset, per_page).page(request.GET.get("page") or 1)
+    except (EmptyPage, PageNotAnInteger):
+        raise Http404("no such page") from None
+
+
+@require_safe
+@public
+@list_page
+def corrections(request):
+    """Every correction on a published story, newest first."""
+    rows = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story").order_by("-corrected_at", "-id")
+    return render(request, "stories/corrections.html", {"page": page_of(request, rows, 50)})
+
+
+@require_safe
+@public
+@list_page
+def search(request):
+    """``/search/?q=``: ranked full-text search on PostgreSQL, a plain match elsewhere."""
+    query = " ".join(request.GET.get("q", "").split())[:200]
+    results = None
+    if query:
+        results = page_of(request, Story.objects.published().select_related("newsroom", "beat").search(query))
+    return render(request, "stories/search.html", {"query": query, "page": results})

@@ -50,3 +50,12 @@ def story_doc(seed_doc):
         return doc
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """The public pages cache rendered bodies and generation counters (docs/site.md);
+    start every test with an empty cache so that no test sees another's pages."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -1,0 +1,119 @@
+"""HTTP caching for the public pages: generation counters, ETags and CDN headers.
+
+Two counters live in the cache (``CACHE_URL``):
+
+- ``sources`` (site texts) and ``sources:<story id>`` (the manifests and claims that story
+  cites): story pages show both, so their ETags and cached renderings include them.
+- ``lists``: bumped when a story is published, unpublished, updated or corrected (see
+  ``stories.cache``). Every page that lists stories keys its ETag and cache on it.
+
+A counter's value is the time it was bumped, so it doubles as a Last-Modified. When the
+cache loses a counter, a new one is made: pages are re-rendered, never stale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from functools import wraps
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils.cache import patch_cache_control, patch_vary_headers
+
+# Bump when templates or renderings change, so that no ETag or cached page outlives a deploy.
+CODE_VERSION = "site-1"
+
+PUBLIC_CACHE = {"public": True, "max_age": 60, "s_maxage": 300, "stale_while_revalidate": 600}
+PAGE_TTL = 24 * 3600
+LIST_TTL = 600
+
+
+def _key(name: str) -> str:
+    return f"gen:{name}"
+
+
+def generation(name: str) -> str:
+    """The counter's current value (a timestamp as text), made when missing."""
+    value = cache.get(_key(name))
+    if value is None:
+        # add(): two processes racing to create it agree on one value.
+        cache.add(_key(name), f"{time.time():.6f}", None)
+        # A cache that keeps nothing (dummycache://) gets a constant, so that ETags stay
+        # stable and conditional GETs still answer 304.
+        value = cache.get(_key(name)) or "0"
+    return value
+
+
+def generation_time(name: str) -> dt.datetime:
+    return dt.datetime.fromtimestamp(float(generation(name)), tz=dt.timezone.utc)
+
+
+def bump(name: str) -> None:
+    """Move the counter on, now and again when the current transaction commits (so that
+    no page cached between the two shows data from before the commit)."""
+
+    def do():
+        cache.set(_key(name), f"{time.time():.6f}", None)
+
+    do()
+    transaction.on_commit(do)
+
+
+def make_etag(*parts) -> str:
+    digest = hashlib.sha256("\x1f".join(str(p) for p in (CODE_VERSION, *parts)).encode()).hexdigest()[:32]
+    return f'"{digest}"'
+
+
+def public(view):
+    """Mark successful (200 and 304) answers cacheable by browsers and CDNs."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if response.status_code in (200, 304):
+            patch_cache_control(response, **PUBLIC_CACHE)
+            patch_vary_headers(response, ["Accept-Encoding"])
+        return response
+
+    return wrapped
+
+
+def cached_body(key: str, render, ttl: int = PAGE_TTL) -> bytes:
+    """The bytes cached under ``key``, rendered by ``render()`` on a miss."""
+    body = cache.get(key)
+    if body is None:
+        body = render()
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        cache.set(key, body, ttl)
+    return body
+
+
+def list_page(view):
+    """A page that lists stories: its ETag and cached body follow the ``lists``
+    generation, so a publish or correction anywhere refreshes it at once."""
+    from django.http import HttpResponse
+    from django.utils.cache import get_conditional_response
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        etag = make_etag("list", request.get_full_path(), generation("lists"))
+        not_modified = get_conditional_response(request, etag=etag)
+        if not_modified is not None:
+            return not_modified
+        cached = cache.get(f"page:{etag}")
+        if cached is not None:
+            response = HttpResponse(cached[0], content_type=cached[1])
+        else:
+            response = view(request, *args, **kwargs)
+            if hasattr(response, "render") and not response.is_rendered:
+                response.render()
+            if response.status_code != 200 or response.streaming:
+                return response
+            cache.set(f"page:{etag}", (response.content, response["Content-Type"]), LIST_TTL)
+        response["ETag"] = etag
+        return response
+
+    return wrapped

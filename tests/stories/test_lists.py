@@ -1,0 +1,96 @@
+"""/corrections/ and /search/."""
+
+import pytest
+from django.db import connection
+
+from stories.actions import record_correction
+from stories.models import Story
+from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def test_corrections_page_lists_all_corrections_newest_first(client, demo, seed_doc):
+    other = make_story(seed_doc, id="940", slug="other-story", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01")
+    record_correction(story=demo, text="First fix.", kind="correction")
+    record_correction(story=other, text="Second fix.", kind="clarification")
+    record_correction(story=demo, text="Third fix.", kind="update")
+    html = client.get("/corrections/").content.decode()
+    assert html.index("Third fix.") < html.index("Second fix.") < html.index("First fix.")
+    assert "Clarification," in html and 'href="/stories/2026-10-17/other-story/"' in html
+
+
+def test_corrections_of_unpublished_stories_are_not_listed(client, demo):
+    record_correction(story=demo, text="Hidden fix.", kind="correction")
+    Story.objects.filter(pk=demo.pk).update(status="draft", published_at=None)
+    assert "Hidden fix." not in client.get("/corrections/").content.decode()
+
+
+def test_corrections_query_count(client, demo, django_assert_max_num_queries):
+    for i in range(5):
+        record_correction(story=demo, text=f"Fix {i}.", kind="correction")
+    with django_assert_max_num_queries(2):
+        assert client.get("/corrections/").status_code == 200
+
+
+@pytest.fixture
+def searchable(demo, seed_doc):
+    doc_para = [{"markdown": "Quantum annealers schedule freight trains in Rotterdam.", "cites": seed_doc["sections"][0]["paragraphs"][0]["cites"]}]
+    make_story(seed_doc, id="950", slug="freight-story", headline="Trains, scheduled", dek="Logistics news.",
+               published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01", sections=[{"heading": "Rail", "paragraphs": doc_para}])  # fmt: skip
+    make_story(seed_doc, id="951", slug="hidden-freight", headline="Freight draft", published_at=None, edition="2026-10-17T02",
+               sections=[{"heading": "Rail", "paragraphs": doc_para}])  # fmt: skip
+
+
+def results(client, q):
+    response = client.get("/search/", {"q": q})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_search_finds_words_in_paragraphs(client, searchable):
+    html = results(client, "freight Rotterdam")
+    assert "/stories/2026-10-17/freight-story/" in html
+    assert "agent-training-stack" not in html
+    assert "hidden-freight" not in html  # drafts are never found
+
+
+def test_search_finds_headline_words(client, searchable):
+    assert "agent-training-stack" in results(client, "optimizers")
+
+
+def test_search_needs_every_word(client, searchable):
+    html = results(client, "freight optimizers")
+    assert "freight-story" not in html and "agent-training-stack" not in html
+
+
+def test_search_with_no_match_or_no_query(client, searchable):
+    assert "No story matches" in results(client, "zzzyzx")
+    assert "Type words to look for" in results(client, "")
+
+
+def test_search_escapes_the_query(client, searchable):
+    html = results(client, "<script>alert(1)</script>")
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")
+def test_postgres_search_ranks_by_weight(client, searchable):
+    ids = list(Story.objects.published().search("freight").values_list("id", flat=True))
+    assert ids == ["950"]
+    story = Story.objects.published().search("Rotterdam").get()
+    assert story.search_rank > 0
+
+
+def test_search_query_count(client, searchable, django_assert_max_num_queries):
+    # a count and a page of results, however many stories match
+    with django_assert_max_num_queries(2):
+        assert "agent-training-stack" in results(client, "agent")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")
+def test_postgres_search_puts_headline_matches_above_body_matches(client, searchable, seed_doc):
+    # newer, but the word is only in a paragraph (950); older, with the word in the headline (952)
+    make_story(seed_doc, id="952", slug="rotterdam-headline", headline="Rotterdam port automates", published_at="2026-10-16T05:00:00Z", edition="2026-10-16T05")
+    html = results(client, "Rotterdam")
+    assert html.index("rotterdam-headline/") < html.index("freight-story/")
