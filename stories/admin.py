@@ -166,7 +166,7 @@ class StoryAdmin(admin.ModelAdmin):
         return super().has_change_permission(request, obj) and (obj is None or actions.can_edit(request.user, obj))
 
     def has_delete_permission(self, request, obj=None):
-        # A story with corrections keeps them (PROTECT); publishing decides deletion rights.
+        # A live story is taken down with Unpublish, never deleted from under its readers.
         return super().has_delete_permission(request, obj) and (obj is None or not obj.is_published)
 
     # ------------------------------------------------------------------ the desk panel
