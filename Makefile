@@ -22,8 +22,21 @@ run: venv
 	$(PY) manage.py ensure_editor
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# Production-style serving: hashed static files for whitenoise, then gunicorn with
+# gunicorn.conf.py (workers, timeouts, JSON access log; see docs/deploy.md). Production sets
+# DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, CACHE_URL in the environment.
+serve: venv
+	$(PY) manage.py collectstatic --noinput
+	$(VENV)/bin/gunicorn --config gunicorn.conf.py
+
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles
+
+# The checks benchmark (docs/benchmarks.md): PostgreSQL, its own database.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_checks
+bench-checks: venv
+	psql "$(dir $(BENCH_DATABASE_URL))postgres" -c 'create database bench_checks' 2>/dev/null || true
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/bench_checks.py

@@ -169,3 +169,88 @@ MANIFEST_PROVIDER_BACKOFF = env.float("MANIFEST_PROVIDER_BACKOFF", default=1.0)
 MANIFEST_PROVIDER_BACKOFF_MAX = env.float("MANIFEST_PROVIDER_BACKOFF_MAX", default=30.0)
 MANIFEST_PROVIDER_RETRY_AFTER_MAX = env.float("MANIFEST_PROVIDER_RETRY_AFTER_MAX", default=120.0)
 MANIFEST_PROVIDER_FRESH_HOURS = env.float("MANIFEST_PROVIDER_FRESH_HOURS", default=24.0)
+
+# --- Production and scale: cache, read replicas, middleware, CSP, logs. See docs/deploy.md.
+# Redis (CACHE_URL=redis://... or REDIS_URL) uses Django's built-in RedisCache, wrapped so a
+# Redis outage degrades to cache misses instead of errors (newsroom/cache.py).
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache" and env.bool(
+    "CACHE_DEGRADE", default=True
+):
+    CACHES["default"]["BACKEND"] = "newsroom.cache.DegradingRedisCache"
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault(
+        "socket_connect_timeout", env.float("REDIS_TIMEOUT", default=0.5)
+    )
+    CACHES["default"]["OPTIONS"].setdefault("socket_timeout", env.float("REDIS_TIMEOUT", default=0.5))
+CACHES["default"].setdefault("KEY_PREFIX", env("CACHE_KEY_PREFIX", default=""))
+# Sessions read from the cache and are written through to the database: a Redis flush or
+# outage logs nobody out.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
+# DATABASE_REPLICA_URLS (comma-separated) adds replica1..replicaN; newsroom/db_router.py
+# sends the reads of safe, unpinned public requests there. Under test each replica mirrors
+# the primary (Django's TEST MIRROR), so routing is exercised against one database.
+# Health checks cost a round trip per request; worth it where the database restarts often.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("CONN_HEALTH_CHECKS", default=False))
+DATABASE_REPLICAS = []
+for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
+    _alias = f"replica{_number}"
+    DATABASES[_alias] = environ.Env.db_url_config(_url)
+    DATABASES[_alias].setdefault("CONN_MAX_AGE", DATABASES["default"]["CONN_MAX_AGE"])
+    DATABASES[_alias].setdefault("CONN_HEALTH_CHECKS", DATABASES["default"]["CONN_HEALTH_CHECKS"])
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+    DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["newsroom.db_router.PrimaryReplicaRouter"] if DATABASE_REPLICAS else []
+# After a write, that browser reads the primary for this long (replication lag headroom).
+DATABASE_PIN_SECONDS = env.int("DATABASE_PIN_SECONDS", default=15)
+# Paths whose requests always use the primary (editors must see their own saves).
+DATABASE_PRIMARY_PATHS = env.list("DATABASE_PRIMARY_PATHS", default=["/admin/"])
+
+# Outermost first: request id (so every log line has it), CSP (so every response has it),
+# health probes (before host checks), then replica-or-primary before anything reads.
+MIDDLEWARE.insert(0, "newsroom.middleware.RequestIdMiddleware")
+MIDDLEWARE.insert(1, "newsroom.middleware.ContentSecurityPolicyMiddleware")
+MIDDLEWARE.insert(2, "newsroom.middleware.HealthCheckMiddleware")
+MIDDLEWARE.insert(3, "newsroom.middleware.PrimaryDatabaseMiddleware")
+
+# No inline script anywhere (the admin needs none). The API docs page loads its viewer
+# from a CDN, so paths starting with CSP_CDN_PATHS get a policy that allows it.
+CSP_POLICY = env(
+    "CSP_POLICY",
+    default="default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
+)
+CSP_CDN = "https://cdn.jsdelivr.net"
+CSP_PATH_POLICIES = {
+    prefix: f"default-src 'self'; script-src 'self' {CSP_CDN}; style-src 'self' 'unsafe-inline' {CSP_CDN}; "
+    f"img-src 'self' https: data:; font-src 'self' {CSP_CDN}; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+    for prefix in env.list("CSP_CDN_PATHS", default=["/api/v1/docs", "/api/docs"])
+}
+
+# Structured logs: JSON lines with the request id (text lines while developing).
+LOG_FORMAT = env("LOG_FORMAT", default="text" if DEBUG else "json")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "newsroom.logging.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "newsroom.logging.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": LOG_FORMAT},
+    },
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}
+
+# /readyz checks (by name prefix) reported without failing the probe, e.g. "cache,database:replica".
+READYZ_OPTIONAL = env.list("READYZ_OPTIONAL", default=[])
+
+# CDN purge hook (newsroom/cdn.py): POST {"urls": [...]} here after a publish or correction.
+CDN_PURGE_URL = env("CDN_PURGE_URL", default="")
+CDN_PURGE_TOKEN = env("CDN_PURGE_TOKEN", default="")
+CDN_PURGE_TIMEOUT = env.float("CDN_PURGE_TIMEOUT", default=5.0)
+
+# /bench/floor?bytes=N, the framework floor for bench/wrk_floor.sh. Off in production.
+BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)

@@ -7,3 +7,9 @@ urlpatterns = [
     path("", include("manifests.urls")),
     path("", include("newsroom.site_urls")),
 ]
+
+# Health probes (answered by HealthCheckMiddleware; routed for reverse()).
+urlpatterns += [path("", include("newsroom.health_urls"))]
+# The benchmark floor (404 unless BENCH_FLOOR=1) resolves first: a route late in the list
+# pays for every failed include before it, which would flatter the pages measured against it.
+urlpatterns.insert(0, path("bench/", include("newsroom.bench_urls")))

@@ -536,6 +536,9 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.save()
 
     _replace_children(story, doc)
+    from .checks.fingerprint import refresh_fingerprint  # lazily: the checks import this module
+
+    refresh_fingerprint(story, doc)  # not_a_repeat compares fingerprints, never other stories' text
     for corr in doc["corrections"][len(current["corrections"]) :]:
         story.corrections.create(corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user)
 

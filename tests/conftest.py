@@ -59,3 +59,11 @@ def _clear_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture
+def async_unsafe(monkeypatch):
+    """Playwright's sync API runs an event loop in the test's thread; Django's ORM then
+    refuses to run unless told the test knows what it is doing. Scoped to the test, so the
+    variable never leaks into subprocesses (``check --deploy`` rejects it)."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -22,13 +22,8 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium"),
 ]
 
-# Playwright's sync API runs an event loop in this thread; Django's ORM then refuses to
-# run unless told the test knows what it is doing.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-
 @pytest.fixture
-def browser():
+def browser(async_unsafe):
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])

@@ -1,0 +1,61 @@
+"""gunicorn configuration for the newsroom site (``make serve``; see docs/deploy.md).
+
+Every value can be changed from the environment without editing this file:
+
+- ``GUNICORN_BIND`` (default ``127.0.0.1:8000``; nginx proxies to it). ``PORT`` also works,
+  binding ``0.0.0.0:$PORT`` as platforms that set it expect.
+- Workers: ``2 * cores + 1`` (cores this process may run on, so container CPU limits count),
+  capped by ``WEB_CONCURRENCY`` when set. Sync workers: each request holds a worker, and the
+  site's requests are short, CPU-bound renders and database reads.
+- ``GUNICORN_THREADS`` > 1 switches to the ``gthread`` worker (for slow clients without nginx).
+- ``GUNICORN_TIMEOUT`` (30 s): a worker silent for this long is killed and replaced;
+  ``GUNICORN_GRACEFUL_TIMEOUT`` (30 s): on reload/stop, in-flight requests get this long.
+- ``GUNICORN_KEEPALIVE`` (5 s): behind nginx, which keeps upstream connections open.
+- ``GUNICORN_MAX_REQUESTS`` (2000) + ``GUNICORN_MAX_REQUESTS_JITTER`` (200): each worker is
+  recycled after about that many requests, bounding any slow memory growth; the jitter keeps
+  the workers from all restarting at once.
+- Logs: access and error log to stdout/stderr as JSON lines (``newsroom.logging``), each
+  access line with the response's ``X-Request-ID``. Request headers (``Authorization``) are
+  never written.
+- ``GUNICORN_CONTROL_SOCKET``: path of the control socket (off by default).
+- ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): proxies trusted for ``X-Forwarded-*``.
+"""
+
+import os
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _workers() -> int:
+    workers = 2 * _cores() + 1
+    cap = os.environ.get("WEB_CONCURRENCY")
+    return min(workers, int(cap)) if cap else workers
+
+
+wsgi_app = "newsroom.wsgi:application"
+bind = [os.environ.get("GUNICORN_BIND") or (f"0.0.0.0:{os.environ['PORT']}" if os.environ.get("PORT") else "127.0.0.1:8000")]
+workers = _workers()
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+worker_class = "gthread" if threads > 1 else "sync"
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "30"))
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
+max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", "200"))
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# The worker heartbeat file on tmpfs: a disk-backed /tmp can stall it under I/O load.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # empty: no access log
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
+logger_class = "newsroom.logging.GunicornJsonLogger"
+proc_name = "newsroom"
+# gunicorn's control socket (``gunicornc``) defaults to one path per user, which two servers
+# on one machine (a blue/green deploy, a benchmark) would fight over: off unless a path is set.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket

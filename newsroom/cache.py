@@ -1,0 +1,95 @@
+"""A Redis cache that degrades to misses when Redis is unreachable.
+
+Django's ``RedisCache`` raises ``redis.ConnectionError`` from every call when Redis is down,
+which would turn a cache outage into a site outage. ``DegradingRedisCache`` catches
+connection and timeout errors, logs them (at most once per ``LOG_EVERY`` seconds), and
+answers as an empty cache would: ``get`` misses, ``set`` stores nothing, ``add`` reports it
+did not store, ``incr`` raises ``ValueError`` as for a missing key. After a failure it skips
+Redis for ``RETRY_AFTER`` seconds (a circuit breaker), so a Redis host that drops packets
+does not cost a connect timeout on every call.
+
+What degrades: pages render on every request, throttle counters reset (rate limits fail
+open while Redis is down), sessions fall back to the database (``cached_db``).
+"""
+
+import functools
+import logging
+import time
+
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+
+
+def _degrades_to(fallback):
+    """Wrap a cache method: on a connection failure, return ``fallback(*args)`` instead."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            if time.monotonic() < self._down_until:
+                return fallback(*args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except _UNREACHABLE as exc:
+                self._mark_down(method.__name__, exc)
+                return fallback(*args, **kwargs)
+
+        return guarded
+
+    return decorate
+
+
+def _default(key, default=None, *args, **kwargs):
+    return default
+
+
+def _nothing(*args, **kwargs):
+    return None
+
+
+def _false(*args, **kwargs):
+    return False
+
+
+def _empty(*args, **kwargs):
+    return {}
+
+
+def _missing_key(key, *args, **kwargs):
+    raise ValueError(f"Key '{key}' not found (cache unreachable)")
+
+
+class DegradingRedisCache(RedisCache):
+    """Django's built-in ``RedisCache`` that answers as an empty cache while Redis is down."""
+
+    RETRY_AFTER = 5.0
+    LOG_EVERY = 30.0
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._down_until = 0.0
+        self._last_logged = float("-inf")
+
+    def _mark_down(self, operation: str, exc: Exception) -> None:
+        now = time.monotonic()
+        self._down_until = now + self.RETRY_AFTER
+        if now - self._last_logged >= self.LOG_EVERY:
+            self._last_logged = now
+            logger.error("cache unreachable during %s, serving without it: %s", operation, exc)
+
+    get = _degrades_to(_default)(RedisCache.get)
+    get_many = _degrades_to(_empty)(RedisCache.get_many)
+    has_key = _degrades_to(_false)(RedisCache.has_key)
+    set = _degrades_to(_nothing)(RedisCache.set)
+    set_many = _degrades_to(lambda data, *a, **kw: list(data))(RedisCache.set_many)
+    add = _degrades_to(_false)(RedisCache.add)
+    touch = _degrades_to(_false)(RedisCache.touch)
+    delete = _degrades_to(_false)(RedisCache.delete)
+    delete_many = _degrades_to(_nothing)(RedisCache.delete_many)
+    incr = _degrades_to(_missing_key)(RedisCache.incr)
+    clear = _degrades_to(_false)(RedisCache.clear)

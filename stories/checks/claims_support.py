@@ -1,0 +1,128 @@
+"""``claims_support``: each paragraph and key fact is supported by the claims it cites.
+
+For each unit (paragraph or key fact) that cites claims:
+
+1. every figure in it (``30.7%``, ``64k``, ``31.85``, both ends of "from 68.5% to 74.3%")
+   must be stated by a cited claim or a cited manifest's title or source name;
+2. every distinctive name (``ProgAgent-14B``, ``Qwen3-8B``, ``LOCA-bench``, ``GSM8K``,
+   "Invisible Technologies") must appear in a cited claim, title or source name;
+3. a sentence is *backed* when at least ``CHECKS_SENTENCE_OVERLAP`` of its content words
+   (lowercased, stemmed, no stopwords) occur in the cited claims; at least
+   ``CHECKS_SUPPORT_THRESHOLD`` of the unit's sentences must be backed. An unbacked
+   sentence with no figure and no name is editorial analysis: an ``info`` finding.
+
+A stub claim (known by id, no text yet) supports nothing: its finding says so.
+"""
+
+from django.conf import settings
+
+from .base import ERROR, INFO, WARNING, Criterion, CriterionResult, finding
+from .text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
+
+STUB_HINT = "run fetch_manifests or import_manifests to load it"
+
+
+class Evidence:
+    """What a unit's cites offer: claim texts (for wording, figures and names) and the cited
+    manifests' titles and source names (for figures and names only)."""
+
+    def __init__(self, ctx, unit):
+        self.texts, self.stubs = [], []
+        for cite in unit.cites:
+            for cid in cite["claim_ids"]:
+                claim = ctx.claims.get(cid)
+                if claim is None:
+                    continue  # claims_belong reports it
+                if claim.has_text:
+                    self.texts.append(claim.text)
+                else:
+                    self.stubs.append(cid)
+        manifests = [ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests]
+        sources = [part for m in manifests for part in (m.title, m.publisher.name)]
+        self.figures = {canon for text in self.texts + sources for _, canon in figures(text)}
+        self.haystack = " " + " | ".join(name_key(t) for t in self.texts + sources) + " "
+        self.wording = set().union(*(content_tokens(t) for t in self.texts))
+        self.ranges = {(low, high) for text in self.texts for _, low, high in ranges(text)}
+
+
+class ClaimsSupport(Criterion):
+    name = "claims_support"
+
+    def run(self, ctx) -> CriterionResult:
+        findings, scores = [], []
+        for unit in ctx.units:
+            if not any(cite["claim_ids"] for cite in unit.cites):
+                continue  # paragraphs_cited reports it
+            unit_findings, score = self.check_unit(unit, Evidence(ctx, unit))
+            findings += unit_findings
+            scores.append(score)
+        return CriterionResult(self.name, sum(scores) / len(scores) if scores else 1.0, findings)
+
+    def check_unit(self, unit, evidence: Evidence) -> tuple[list[dict], float]:
+        """The unit's findings and its score (0 to 1)."""
+        findings = [
+            finding(ERROR, unit.path, f"claim {cid} has no text yet, so it supports nothing: {STUB_HINT}", claim_id=cid)
+            for cid in evidence.stubs
+        ]
+        if not evidence.texts and evidence.stubs:
+            return findings, 0.0  # nothing to check against until the claims are loaded
+        all_sentences = sentences(unit.text) or [unit.text]
+        backed = items = missing = 0
+        for sentence in all_sentences:
+            is_backed, n_items, sentence_findings = self.check_sentence(unit.path, sentence, evidence)
+            backed += is_backed
+            items += n_items
+            missing += sum(1 for f in sentence_findings if f["severity"] == ERROR)
+            findings += sentence_findings
+        threshold = settings.CHECKS_SUPPORT_THRESHOLD
+        backed_share = backed / len(all_sentences)
+        if backed_share < threshold:
+            findings.append(
+                finding(
+                    ERROR, unit.path,
+                    f"only {backed} of {len(all_sentences)} sentences are backed by the cited claims "
+                    f"(at least {threshold:.0%} must be)",
+                    backed=backed, sentences=len(all_sentences),
+                )
+            )  # fmt: skip
+        score = (min(1.0, backed_share / threshold) if threshold else 1.0) * (1.0 if not items else (items - missing) / items)
+        if evidence.stubs:
+            score *= len(evidence.texts) / (len(evidence.texts) + len(evidence.stubs))
+        return findings, score
+
+    @staticmethod
+    def check_sentence(path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
+        """(backed?, figures and names in it, findings) for one sentence."""
+        findings = []
+        sentence_figures, sentence_names = figures(sentence), names(sentence)
+        for written, canon in sentence_figures:
+            if canon not in evidence.figures:
+                findings.append(
+                    finding(ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written)
+                )
+        for written, low, high in ranges(sentence):
+            if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
+                findings.append(
+                    finding(
+                        ERROR, path, f"{written} reverses the cited claim's range (from {high} to {low})",
+                        sentence=sentence, figure=written,
+                    )
+                )  # fmt: skip
+        for name in sentence_names:
+            if not name_stated(name, evidence.haystack):
+                findings.append(
+                    finding(
+                        ERROR, path, f"{name} is not named by any cited claim, manifest title or source",
+                        sentence=sentence, name=name,
+                    )
+                )  # fmt: skip
+        tokens = content_tokens(sentence)
+        overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
+        backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
+        if not backed and (sentence_figures or sentence_names):
+            message = f"little of this sentence's wording is in the cited claims ({overlap:.0%} of its words)"
+            findings.append(finding(WARNING, path, message, sentence=sentence, overlap=round(overlap, 3)))
+        elif not backed:
+            message = f"editorial analysis: not backed by the cited claims ({overlap:.0%} of its words)"
+            findings.append(finding(INFO, path, message, sentence=sentence, overlap=round(overlap, 3)))
+        return backed, len(sentence_figures) + len(sentence_names), findings

@@ -1,0 +1,35 @@
+"""Story fingerprints: what ``not_a_repeat`` compares instead of other stories' text."""
+
+from __future__ import annotations
+
+from . import minhash
+from .text import plain, words
+
+
+def story_text(doc: dict) -> str:
+    """The words a repeat would share: headline, dek, every paragraph and key fact."""
+    parts = [doc.get("headline") or "", doc.get("dek") or ""]
+    parts += [fact["text"] for fact in doc["key_facts"]]
+    parts += [plain(p["markdown"]) for s in doc["sections"] for p in s["paragraphs"]]
+    return "\n".join(parts)
+
+
+def cited_claim_ids(doc: dict) -> list[str]:
+    """Distinct cited claim ids, sorted (a set, stored as a list)."""
+    from stories.desk import iter_cites
+
+    return sorted({cid for _, cite in iter_cites(doc) for cid in cite["claim_ids"]})
+
+
+def fingerprint_of(doc: dict) -> tuple[str, list[str]]:
+    """(MinHash signature, cited claim ids) of a validated desk/1 document."""
+    return minhash.signature(words(story_text(doc))), cited_claim_ids(doc)
+
+
+def refresh_fingerprint(story, doc: dict):
+    """Store the fingerprint of ``story`` from its document (its stored fields)."""
+    from stories.models import StoryFingerprint
+
+    sig, claim_ids = fingerprint_of(doc)
+    fp, _ = StoryFingerprint.objects.update_or_create(story=story, defaults={"minhash": sig, "claim_ids": claim_ids})
+    return fp

@@ -1,0 +1,50 @@
+"""Runs the criteria in checks.md's order and assembles the rubric."""
+
+from __future__ import annotations
+
+from .base import CheckContext, Criterion
+from .claims_belong import ClaimsBelong
+from .claims_support import ClaimsSupport
+from .manifests_exist import ManifestsExist
+from .manifests_recent import ManifestsRecent
+from .metadata_consistent import MetadataConsistent
+from .not_a_repeat import NotARepeat
+from .paragraphs_cited import ParagraphsCited
+
+CRITERIA: tuple[Criterion, ...] = (
+    ManifestsExist(),
+    ManifestsRecent(),
+    ClaimsBelong(),
+    ParagraphsCited(),
+    ClaimsSupport(),
+    NotARepeat(),
+    MetadataConsistent(),
+)
+CRITERIA_NAMES = tuple(c.name for c in CRITERIA)
+
+
+def run_checks(doc: dict, *, exclude_story_id: str | None = None) -> dict:
+    """The rubric (checks.md) of a validated desk/1 document (``stories.desk.validate``).
+
+    Reads the database's manifests and claims (two queries) and the fingerprints of recent
+    published stories of the newsroom (one query); writes nothing. The story (``doc["id"]``)
+    and ``exclude_story_id`` never count as repeats.
+    """
+    ctx = CheckContext(doc, exclude_story_id=exclude_story_id)
+    results = [criterion.run(ctx).as_dict() for criterion in CRITERIA]
+    score = sum(r["score"] for r in results) / len(results)
+    return {"passed": all(r["passed"] for r in results), "score": round(score, 4), "criteria": results}
+
+
+def check_and_record(story):
+    """Check a stored story as it exports and save the rubric as a ``CheckResult`` (with the
+    story's version). Returns the ``CheckResult``."""
+    from stories import desk
+    from stories.models import CheckResult, Story
+
+    loaded = Story.objects.with_everything().get(pk=story.pk)
+    doc = desk.validate(desk.export_story(loaded))
+    rubric = run_checks(doc, exclude_story_id=loaded.pk)
+    return CheckResult.objects.create(
+        story=loaded, version=loaded.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
+    )

@@ -1,0 +1,200 @@
+"""Text normalisation for the checks: sentences, tokens, figures and distinctive names.
+
+Pure functions of strings, so that ``claims_support`` and the fingerprints agree on what a
+word is. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers him his how i if in into is it its itself just me more most my no nor
+    not now of off on once only or other our ours out over own same she should so some such than that
+    the their theirs them then there these they this those through to too under until up very was we
+    were what when where which while who whom why will with would you your yours rather instead while
+    one""".split()
+)
+
+# Markdown that is not wording: links keep their text, emphasis and code marks go.
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_MARKS = re.compile(r"[*_`#>~]+")
+
+
+def plain(markdown: str) -> str:
+    """Markdown to the words a reader sees (links keep their text)."""
+    return re.sub(r"\s+", " ", _MD_MARKS.sub("", _MD_LINK.sub(r"\1", markdown))).strip()
+
+
+# A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals
+# ("30.7%") never match, because no space follows their point.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough that 'introduced'/'introduces', 'scores'/'scored',
+    'studies'/'study' meet, without a stemming library."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""), ("ly", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: len(word) - len(suffix)] + repl
+            break
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _norm_word(word: str) -> str:
+    return stem(word.lower())
+
+
+def content_tokens(text: str) -> set[str]:
+    """Lowercase, stemmed words that carry meaning (no stopwords)."""
+    out = set()
+    for w in _WORD.findall(text):
+        low = w.lower()
+        if low in STOPWORDS or len(low) == 1 and not low.isdigit():
+            continue
+        out.add(_norm_word(w))
+    return out
+
+
+def words(text: str) -> list[str]:
+    """Every word, lowercased and unstemmed: what fingerprints shingle."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+# ------------------------------------------------------------------------- figures
+
+# A number not glued to a word before it ("Qwen3", "GSM8K" and "ProgAgent-14B" are names,
+# not figures), with an optional unit: % or a magnitude suffix (64k, 14B, 2.5M, 3bn, 10x).
+_FIGURE = re.compile(
+    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(?:\s?(%|percent\b|per cent\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
+    r"(?![\w.]*\d)(?![A-Za-z])"
+)
+
+
+def _canonical_number(integer: str, fraction: str | None) -> str:
+    raw = integer.replace(",", "") + (fraction or "")
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        return raw
+    text = format(value.normalize(), "f")
+    return text
+
+
+def figures(text: str) -> list[tuple[str, str]]:
+    """[(as written, canonical)] for each figure: '30.70 %' -> '30.7%', '64k-token' -> '64k',
+    '1,000' -> '1000'. Years and plain integers count too: the source must state them."""
+    out = []
+    for m in _FIGURE.finditer(text):
+        integer, fraction, pct, mag = m.group(1), m.group(2), m.group(3), m.group(4)
+        unit = "%" if pct else (mag.lower() if mag else "")
+        if unit == "bn":
+            unit = "b"
+        out.append((m.group(0).strip(), _canonical_number(integer, fraction) + unit))
+    return out
+
+
+_RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
+
+
+def ranges(text: str) -> list[tuple[str, str, str]]:
+    """[(as written, from, to)] for each "from X to Y" whose ends are figures, canonical."""
+    out = []
+    for m in _RANGE.finditer(text):
+        low, high = figures(m.group(1)), figures(m.group(2))
+        if len(low) == 1 and len(high) == 1:
+            out.append((f"from {low[0][0]} to {high[0][0]}", low[0][1], high[0][1]))
+    return out
+
+
+# ------------------------------------------------------------------------- names
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_ACRONYM = re.compile(r"^[A-Z]{2,}[0-9]*s?$")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+_MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
+_CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
+# Capitalised, but not names a source must state.
+CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+# A word right after one of these starts a clause, so its capital proves nothing.
+_CLAUSE_OPENERS = frozenset(':;—–"“‘(')
+
+
+def _opens_clause(sentence: str, start: int) -> bool:
+    before = sentence[:start].rstrip()
+    return not before or before[-1] in _CLAUSE_OPENERS
+
+
+def _distinctive_token(token: str) -> bool:
+    """ProgAgent-14B, Qwen3-8B, GSM8K, LOCA-bench, MMLU, CoSIR, IFEval: a model, benchmark,
+    product or organisation, not an ordinary word."""
+    if _MIXED.match(token) and any(c.isalpha() for c in token):
+        return True
+    return any(_ACRONYM.match(part) or _CAMEL.search(part) for part in token.split("-"))
+
+
+def names(text: str) -> list[str]:
+    """Distinctive names in a text, as written: single distinctive tokens, and runs of
+    capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
+    not the first word of its sentence ("the Muon optimizer")."""
+    found: list[str] = []
+    for sentence in sentences(text):
+        tokens = [(m.group(0), m.start()) for m in _TOKEN.finditer(sentence)]
+        run: list[str] = []
+        run_starts_sentence = False
+
+        def close_run():
+            if len(run) >= 2 or (len(run) == 1 and not run_starts_sentence):
+                found.append(" ".join(run))
+
+        for token, start in tokens:
+            if _distinctive_token(token):
+                close_run()
+                run = []
+                found.append(token)
+            elif _CAPITALISED.match(token) and token.lower() not in STOPWORDS and token.lower() not in CALENDAR:
+                if not run:
+                    run_starts_sentence = _opens_clause(sentence, start)
+                run.append(token)
+            else:
+                close_run()
+                run = []
+        close_run()
+    return list(dict.fromkeys(found))
+
+
+def name_key(name: str) -> str:
+    """How names are compared: lowercase words separated by single spaces ('LOCA-bench' ->
+    'loca bench', 'invisible-technologies-blog' -> 'invisible technologies blog')."""
+    return " ".join(w.lower() for w in _WORD.findall(name))
+
+
+def name_stated(name: str, haystack: str) -> bool:
+    """``haystack`` is ``' ' + name_key(support text) + ' '``."""
+    key = name_key(name)
+    if not key:
+        return True
+    if f" {key} " in haystack:
+        return True
+    # plural or possessive forms: "LLMs" / "LLM", "Technologies'"
+    return key.endswith("s") and f" {key[:-1]} " in haystack

@@ -1,0 +1,78 @@
+"""The CDN purge hook POSTs the stale URLs, after the commit, and never breaks the caller."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from newsroom import cdn
+
+
+class PurgeEndpoint(BaseHTTPRequestHandler):
+    received: list = []
+    status = 200
+
+    def do_POST(self):
+        length = int(self.headers["Content-Length"])
+        self.received.append({"headers": dict(self.headers), "body": json.loads(self.rfile.read(length))})
+        self.send_response(self.status)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def endpoint(settings):
+    PurgeEndpoint.received = []
+    PurgeEndpoint.status = 200
+    server = HTTPServer(("127.0.0.1", 0), PurgeEndpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    settings.CDN_PURGE_URL = f"http://127.0.0.1:{server.server_port}/purge"
+    settings.CDN_PURGE_TOKEN = ""
+    settings.SITE_URL = "https://news.example"
+    yield PurgeEndpoint
+    server.shutdown()
+    server.server_close()
+
+
+def test_purge_posts_the_absolute_urls_as_json(endpoint):
+    assert cdn.purge(["/n/wire/", "/s/81/", "https://other.example/x", "/s/81/"]) is True
+    [call] = endpoint.received
+    assert call["body"] == {"urls": ["https://news.example/n/wire/", "https://news.example/s/81/", "https://other.example/x"]}
+    assert call["headers"]["Content-Type"] == "application/json"
+    assert "Authorization" not in call["headers"]
+
+
+def test_purge_sends_the_token_when_set(endpoint, settings):
+    settings.CDN_PURGE_TOKEN = "cdn-token-1"
+    cdn.purge(["/s/81/"])
+    assert endpoint.received[0]["headers"]["Authorization"] == "Bearer cdn-token-1"
+
+
+def test_a_refused_purge_returns_false(endpoint):
+    endpoint.status = 500
+    assert cdn.purge(["/s/81/"]) is False
+
+
+def test_an_unreachable_cdn_returns_false_within_the_timeout(settings):
+    settings.CDN_PURGE_URL = "http://127.0.0.1:1/purge"
+    settings.CDN_PURGE_TIMEOUT = 1.0
+    assert cdn.purge(["/s/81/"]) is False
+
+
+def test_without_a_purge_url_nothing_is_sent(endpoint, settings):
+    settings.CDN_PURGE_URL = ""
+    assert cdn.purge(["/s/81/"]) is True
+    assert endpoint.received == []
+
+
+@pytest.mark.django_db
+def test_purge_on_commit_waits_for_the_commit(endpoint, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        cdn.purge_on_commit(["/s/81/"])
+        assert endpoint.received == []  # nothing before the commit
+    assert len(callbacks) == 1
+    assert endpoint.received[0]["body"] == {"urls": ["https://news.example/s/81/"]}
