@@ -88,7 +88,7 @@ class StoryAdminForm(StoryVersionForm):
             "unresolved", "writer_agent", "writer_run_id",
         ]  # fmt: skip
         widgets = {
-            "headline": forms.TextInput(attrs={"style": "width: 100%; max-width: 60em"}),
+            "headline": forms.TextInput(attrs={"class": "desk-wide"}),
             "dek": forms.Textarea(attrs={"rows": 2, "cols": 80}),
             "angle": forms.Textarea(attrs={"rows": 2, "cols": 80}),
         }

@@ -77,7 +77,7 @@ class OrderedInline:
         if db_field.name == "position":
             field.required = False
             field.initial = None
-            field.widget.attrs.update({"style": "width: 4em", "placeholder": "end"})
+            field.widget.attrs.update({"class": "desk-position", "placeholder": "end"})
             field.help_text = "Order: lower first; leave blank to add at the end."
         return field
 

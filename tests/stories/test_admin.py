@@ -1,5 +1,7 @@
 """The editors' desk in the admin: the story page, its verbs, its history, its roles."""
 
+from html.parser import HTMLParser
+
 import pytest
 from django.test import Client
 
@@ -436,3 +438,37 @@ def test_story_list_and_audit_log_pages(demo, as_editor, django_assert_max_num_q
     assert response.status_code == 200 and "loaddemo" in response.content.decode()
     entry = AuditEntry.objects.first()
     assert as_editor.post(f"/admin/stories/auditentry/{entry.pk}/delete/", {"post": "yes"}).status_code == 403
+
+
+class _InlineCode(HTMLParser):
+    """What the site's Content-Security-Policy (no inline script or style) would block."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocked = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "style" or (tag == "script" and not attrs.get("src") and attrs.get("type") != "application/json"):
+            self.blocked.append(f"<{tag}>")
+        self.blocked += [f"<{tag} {name}=...>" for name in attrs if name == "style" or name.startswith("on")]
+
+
+def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor, checks):
+    as_editor.post(f"/admin/stories/story/{draft.pk}/run-checks/")
+    paragraph = draft.sections.all()[0].paragraphs.all()[0]
+    cite = paragraph.cites.first()
+    revision = draft.version
+    urls = [
+        change_url(draft), "/admin/stories/story/add/", f"/admin/stories/section/{paragraph.section_id}/change/",
+        f"/admin/stories/cite/{cite.pk}/change/", f"/admin/stories/cite/add/?paragraph={paragraph.pk}",
+        f"/admin/stories/story/{draft.pk}/publish/", f"/admin/stories/story/{draft.pk}/schedule/",
+        f"/admin/stories/story/{draft.pk}/revisions/", f"/admin/stories/story/{draft.pk}/revisions/compare/?a=1&b={revision}",
+        f"/admin/stories/story/claim/{cite.claims.first().claim_id}/citations/",
+    ]  # fmt: skip
+    for url in urls:
+        response = as_editor.get(url)
+        assert response.status_code == 200, url
+        parser = _InlineCode()
+        parser.feed(response.content.decode())
+        assert parser.blocked == [], url

@@ -38,7 +38,11 @@ def page():
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         pg = context.new_page()
         pg.set_default_timeout(15_000)
+        pg.csp_violations = []
+        pg.on("console", lambda msg: "Content Security Policy" in msg.text and pg.csp_violations.append(msg.text))
         yield pg
+        # Nothing on the desk may be refused by the site's Content-Security-Policy.
+        assert pg.csp_violations == []
         context.close()
         browser.close()
 
