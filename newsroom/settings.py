@@ -212,19 +212,19 @@ MIDDLEWARE.insert(1, "newsroom.middleware.ContentSecurityPolicyMiddleware")
 MIDDLEWARE.insert(2, "newsroom.middleware.HealthCheckMiddleware")
 MIDDLEWARE.insert(3, "newsroom.middleware.PrimaryDatabaseMiddleware")
 
-# No inline script anywhere (the admin needs none). The API docs page loads its viewer
-# from a CDN, so paths starting with CSP_CDN_PATHS get a policy that allows it.
+# No inline script anywhere (the admin needs none). The API docs page (Swagger UI, served
+# from our own static files by drf-spectacular-sidecar) styles itself inline and starts a
+# blob: worker, so paths starting with CSP_DOCS_PATHS get a policy allowing just that.
 CSP_POLICY = env(
     "CSP_POLICY",
     default="default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
 )
-CSP_CDN = "https://cdn.jsdelivr.net"
 CSP_PATH_POLICIES = {
-    prefix: f"default-src 'self'; script-src 'self' {CSP_CDN}; style-src 'self' 'unsafe-inline' {CSP_CDN}; "
-    f"img-src 'self' https: data:; font-src 'self' {CSP_CDN}; worker-src 'self' blob:; "
+    prefix: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' https: data:; worker-src 'self' blob:; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
-    for prefix in env.list("CSP_CDN_PATHS", default=["/api/v1/docs", "/api/docs"])
+    for prefix in env.list("CSP_DOCS_PATHS", default=["/api/v1/docs", "/api/docs"])
 }
 
 # Structured logs: JSON lines with the request id (text lines while developing).
@@ -272,3 +272,7 @@ WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)  # seconds per deliv
 WEBHOOK_RETRY_HOURS = env.int("WEBHOOK_RETRY_HOURS", default=24)  # then a delivery is marked failed
 WEBHOOK_BACKOFF_SECONDS = env.int("WEBHOOK_BACKOFF_SECONDS", default=30)  # doubled per attempt
 WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=3600)
+
+# Messages live in the session (server side), not a cookie: the admin shows a new API key
+# once through a message, and it must not travel in a cookie.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"

@@ -175,7 +175,7 @@ def validate(data) -> dict:
             {
                 "url": _V.url(require(rel, "url", p), f"{p}.url"),
                 "headline": _V.string(require(rel, "headline", p), f"{p}.headline", nonempty=True, max_length=500),
-                "slug": _V.slug(rel["slug"], f"{p}.slug") if rel.get("slug") else "",
+                "slug": _V.slug(rel["slug"], f"{p}.slug") if rel.get("slug") not in (None, "") else "",
             }
         )
 
