@@ -254,3 +254,7 @@ CDN_PURGE_TIMEOUT = env.float("CDN_PURGE_TIMEOUT", default=5.0)
 
 # /bench/floor?bytes=N, the framework floor for bench/wrk_floor.sh. Off in production.
 BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
+
+# A database outage (restart, failover) answers 503 + Retry-After instead of 500; innermost,
+# so it sees the view's exception first (newsroom/middleware.py, docs/reliability.md).
+MIDDLEWARE.append("newsroom.middleware.DatabaseUnavailableMiddleware")
