@@ -192,3 +192,23 @@ def database_unavailable(request, retry_after: int):
     response["Retry-After"] = str(retry_after)
     response["Cache-Control"] = "no-store"
     return response
+
+
+class RejectNulMiddleware:
+    """A NUL character anywhere in the URL (path or query) is a 400 Bad Request.
+
+    PostgreSQL text cannot hold NUL: a search for ``?q=%00`` or a path like
+    ``/manifests/%00/`` reached the database and failed with ``DataError`` (a 500). No URL of
+    the site or the API can mean a NUL, so it is refused before any view. (Form fields
+    already refuse NUL: Django's ``ProhibitNullCharactersValidator``.)
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info or any("\x00" in key + "".join(values) for key, values in request.GET.lists()):
+            return HttpResponse(
+                "Bad request: the URL contains a NUL character.\n", status=400, content_type="text/plain; charset=utf-8"
+            )
+        return self.get_response(request)

@@ -258,3 +258,5 @@ BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
 # A database outage (restart, failover) answers 503 + Retry-After instead of 500; innermost,
 # so it sees the view's exception first (newsroom/middleware.py, docs/reliability.md).
 MIDDLEWARE.append("newsroom.middleware.DatabaseUnavailableMiddleware")
+# A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
+MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")

@@ -105,3 +105,25 @@ def test_a_story_page_whose_queries_fail_answers_503(demo, client):
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
     assert client.get(STORY).status_code == 200  # the next request is served again
+
+
+# --------------------------------------------------------------------------- hostile URLs
+
+HOSTILE_URLS = [
+    "/search/?q=%00", "/search/?q=a%00b", "/search/?%00=x", "/editions/%00/", "/manifests/%00/", "/n/x%00/",
+    "/search/?q=" + "x" * 5000, "/search/?q=%ED%A0%80", "/search/?q=%27%22%3B--%5C%25", "/search/?q=%26%7C%21%3A*",
+    "/search/?page=abc", "/search/?q=a&page=99999999999999999999999", "/?page=0", "/?page=-1", "/?page=1e9",
+    "/n/artificial-intelligence/?page=999999999999999999999", "/editions/9999-99-99T99/", "/editions/2026-10-16T00/?page=x",
+    "/stories/2026-13-45/agent-training-stack/", "/stories/0000-00-00/x/", "/stories/99999-01-01/x/",
+    "/manifests/" + "9" * 5000 + "/", "/corrections/?page=%00", "/n/x/feed.atom", "/sitemap.xml?p=abc", "/sitemap.xml?p=999",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_hostile_urls_get_a_4xx_or_a_page_never_a_500(demo, client, url):
+    """Regression (PostgreSQL): NUL in a search or a path reached the database, which
+    refused it with DataError, a 500. Now any NUL in the URL is a 400."""
+    response = client.get(url)
+    assert response.status_code < 500, (url, response.status_code)
+    if "%00" in url:
+        assert response.status_code == 400
