@@ -34,7 +34,7 @@ from stories.models import (
     Story,
     StoryFingerprint,
 )
-from tests.conftest import SEED_JSON
+from tests.conftest import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 
@@ -201,7 +201,8 @@ def mutate(doc, path, action, value):
     return doc
 
 
-mutation = st.tuples(st.sampled_from(SEED_PLACES), st.sampled_from(["drop", "replace", "replace", "as_number", "huge"]), json_value)
+ACTIONS = st.sampled_from(["drop", "replace", "replace", "as_number", "huge"])
+mutation = st.tuples(st.sampled_from(SEED_PLACES), ACTIONS, json_value)
 
 
 @st.composite
@@ -361,3 +362,65 @@ def test_two_stories_claiming_one_slug_refuse_the_whole_file(tmp_path):
         "line 2: slug:"
     )
     assert Story.objects.count() == 0
+
+
+# --------------------------------------------------------------------------- manifests/1
+
+SEED_MANIFESTS_DOC = json.loads(SEED_MANIFESTS.read_text(encoding="utf-8"))
+MANIFEST_PLACES = [p for p, _ in places(SEED_MANIFESTS_DOC)]
+
+
+@st.composite
+def mutated_manifests(draw):
+    doc = copy.deepcopy(SEED_MANIFESTS_DOC)
+    manifest_mutation = st.tuples(st.sampled_from(MANIFEST_PLACES), ACTIONS, json_value)
+    for path, action, value in draw(st.lists(manifest_mutation, min_size=1, max_size=3)):
+        try:
+            mutate(doc, path, action, value)
+        except (KeyError, IndexError, TypeError):
+            pass
+    return doc
+
+
+def import_manifests_file(tmp_path, data: bytes) -> tuple[str, str]:
+    path = tmp_path / "m.json"
+    path.write_bytes(data)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("import_manifests", str(path), stdout=out, stderr=err)
+    except CommandError:
+        line = err.getvalue().strip()
+        prefix, note = f"{path}: ", " (nothing imported from this file)"
+        assert line.startswith(prefix) and line.endswith(note), line
+        return "rejected", line[len(prefix) : -len(note)]
+    return "ok", out.getvalue()
+
+
+def assert_manifests_refused_or_accepted(tmp_path, data: bytes) -> str:
+    with transaction.atomic():
+        before = row_counts()
+        outcome, detail = import_manifests_file(tmp_path, data)
+        if outcome == "rejected":
+            assert row_counts() == before, "a refused manifests file changed the database"
+            _, path, _ = split_error(detail)
+            assert path == "$" or path_names_a_place(decoded(data), path), path
+        else:
+            assert re.fullmatch(r"manifests: \d+ created, \d+ updated, \d+ unchanged\n", detail), detail
+        transaction.set_rollback(True)
+    return outcome
+
+
+@HYPOTHESIS
+@given(doc=mutated_manifests(), ascii_only=st.booleans())
+def test_a_mutated_manifests_file_is_refused_with_its_path_or_accepted(db, tmp_path, doc, ascii_only):
+    event(assert_manifests_refused_or_accepted(tmp_path, encode(doc, ascii_only=ascii_only)))
+
+
+def test_a_claim_owned_by_another_stored_manifest_is_refused_at_its_path(manifests_loaded, tmp_path):
+    doc = copy.deepcopy(SEED_MANIFESTS_DOC)
+    doc["manifests"] = [doc["manifests"][1]]
+    doc["manifests"][0]["claims"].append(dict(SEED_MANIFESTS_DOC["manifests"][0]["claims"][0]))
+    last = len(doc["manifests"][0]["claims"]) - 1
+    assert assert_manifests_refused_or_accepted(tmp_path, raw(doc)) == "rejected"
+    _, detail = import_manifests_file(tmp_path, raw(doc))
+    assert split_error(detail)[1] == f"manifests[0].claims[{last}].claim_id"
