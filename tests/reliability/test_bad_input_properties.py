@@ -338,12 +338,28 @@ CASES = {
 @pytest.mark.parametrize("data, expected", CASES.values(), ids=CASES.keys())
 def test_named_bad_input(tmp_path, data, expected):
     outcome = assert_refused_or_accepted(tmp_path, data)
+    rubric = check_json(tmp_path, data)
     if expected == "ok":
         assert outcome == "ok"
+        assert "criteria" in rubric
         return
     assert outcome == "rejected"
     _, detail = import_file(tmp_path, data, ".json")
     assert split_error(detail)[1] == expected
+    if rubric.get("valid") is False:  # what check_story can read, only import's lookups refuse
+        assert rubric["error"]["path"] == expected
+
+
+def check_json(tmp_path, data: bytes) -> dict:
+    """``check_story --json``: always one JSON document on standard output, whatever the input."""
+    path = tmp_path / "check.json"
+    path.write_bytes(data)
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("check_story", str(path), "--json", stdout=out, stderr=io.StringIO())
+    result = json.loads(out.getvalue())
+    assert (exit_info.value.code == 2) == (result.get("valid") is False)
+    return result
 
 
 def test_duplicate_story_ids_in_one_jsonl_file_update_not_duplicate(tmp_path):
