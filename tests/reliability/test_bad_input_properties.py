@@ -230,6 +230,17 @@ def test_a_mutated_seed_is_refused_with_its_path_or_accepted(db, tmp_path, doc, 
     event(assert_refused_or_accepted(tmp_path, encode(doc, ascii_only=ascii_only)))
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(doc=mutated_seed())
+def test_a_mutated_seed_against_stored_manifests_and_a_stored_story(manifests_loaded, tmp_path, doc):
+    """The same contract when the cited claims exist with text and the story exists: the
+    update, append-only corrections and claim-ownership paths."""
+    with transaction.atomic():
+        call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+        event(assert_refused_or_accepted(tmp_path, encode(doc, ascii_only=True)))
+        transaction.set_rollback(True)
+
+
 @HYPOTHESIS
 @given(value=json_value)
 def test_any_json_value_as_a_whole_document(db, tmp_path, value):
