@@ -164,7 +164,7 @@ adversarial_text = st.lists(st.one_of(tricky, st.text(max_size=8)), max_size=6).
 big_number = st.integers(min_value=10**18, max_value=10**19 - 1)  # 19-digit ids as numbers
 json_value = st.recursive(
     st.none() | st.booleans() | st.integers() | big_number | st.floats() | adversarial_text,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6) | tricky, inner, max_size=3),
     max_leaves=8,
 )
 
@@ -314,6 +314,11 @@ CASES = {
     "lone surrogate in a derived field": (encode(seed_with(disclosure="\ud83d"), ascii_only=True), "ok"),
     "NUL in a paragraph": (raw(seed_with(sections__0__paragraphs__0__markdown="a\x00b")), "sections[0].paragraphs[0].markdown"),
     "NUL in an unresolved question": (raw(seed_with(unresolved=["a\x00"])), "unresolved[0]"),
+    "a lone surrogate as a decision card key": (encode(seed_with(decision_card={"\ud800": ["x"]}), ascii_only=True), "decision_card"),
+    "NUL in a decision card key": (raw(seed_with(decision_card={"a\x00": ["x"]})), "decision_card"),
+    "a 200,000-character decision card key": (raw(seed_with(decision_card={"k" * 200_000: ["x"]})), "decision_card"),
+    "an empty decision card key": (raw(seed_with(decision_card={"": ["x"]})), "decision_card"),
+    "an extra decision card key (kept)": (raw(seed_with(decision_card={"useful_for": ["a"], "see_also": ["b"]})), "ok"),
     "right-to-left override in the slug": (raw(seed_with(slug="abc\u202edef")), "slug"),
     "right-to-left, emoji and zero-width text": (raw(seed_with(headline="\u202eنص 👩🏽‍🚀\u200b\u2028 e\u0301")), "ok"),
     "full-width digits in the id": (raw(seed_with(id="８１")), "id"),
