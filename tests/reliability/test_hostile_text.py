@@ -202,7 +202,8 @@ def test_the_story_page_shows_the_payloads_as_text(client, hostile):
     assert "Headline &quot;&gt;&lt;script&gt;" in body
     assert "{{x}}" in body  # template syntax in text stays text: never evaluated
     assert "Correction &lt;script&gt;" in body
-    assert "Claim &lt;script&gt;" in body or "Title &quot;&gt;&lt;script&gt;" in body
+    for shown in ("Claim &lt;script&gt;", "Title &quot;&gt;&lt;script&gt;", "Source &quot;&gt;", "Alt &quot;&gt;&lt;script&gt;"):
+        assert shown in body, shown
 
 
 RENDERINGS = {"index.json": "application/json", "index.md": "text/markdown", "index.txt": "text/plain"}
