@@ -1,6 +1,8 @@
 """The ``hangingcontext.manifests/1`` format: sources and their claims, read and upserted."""
 
-from django.db import transaction
+import json
+
+from django.db import models, transaction
 
 from newsroom.jsondoc import FormatError, V, loads, require
 
@@ -117,3 +119,42 @@ def import_manifests_document(data) -> dict[str, int]:
             except FormatError as exc:
                 raise FormatError(f"manifests[{i}].{exc.path}", exc.message) from None
     return counts
+
+
+def export_manifests_document(manifests=None) -> dict:
+    """Every manifest (or those of the queryset ``manifests``) as a manifests/1 document, in
+    a stable order: manifests by id, claims by position then id.
+
+    Stub claims (known by id only, ``has_text=False``) are left out: manifests/1 requires a
+    claim's text, and importing the stories that cite a stub creates it again. A manifest
+    with only stubs is exported with ``"claims": []``, so its title, source and date survive.
+    Importing the result and exporting again gives the same document, byte for byte.
+    """
+    if manifests is None:
+        manifests = Manifest.objects.all()
+    manifests = manifests.select_related("publisher").prefetch_related(
+        models.Prefetch("claims", queryset=Claim.objects.filter(has_text=True).order_by("position", "id"))
+    )
+    return {
+        "schema": SCHEMA,
+        "manifests": [
+            {
+                "manifest_id": m.id,
+                "title": m.title,
+                "source_name": m.publisher.name,
+                "source_url": m.source_url,
+                "published_date": m.published_date.isoformat(),
+                "claims": [
+                    # self_reported is unknown (null) only for stubs; manifests/1 wants a boolean.
+                    {"claim_id": c.id, "text": c.text, "self_reported": bool(c.self_reported)}
+                    for c in m.claims.all()
+                ],
+            }
+            for m in manifests.order_by("id")
+        ],
+    }
+
+
+def dumps(document: dict) -> str:
+    """manifests/1 JSON as the seed has it: two-space indent, UTF-8 characters unescaped."""
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

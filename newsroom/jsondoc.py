@@ -68,6 +68,8 @@ class V:
             raise FormatError(path, f"is longer than {max_length} characters")
         if "\x00" in value:
             raise FormatError(path, "must not contain NUL characters")
+        if not value.isascii():
+            _refuse_surrogates(value, path)
         return value
 
     @staticmethod
@@ -101,6 +103,8 @@ class V:
             moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
         except ValueError as exc:
             raise FormatError(path, f"{value!r} is not a real time: {exc}") from None
+        except OverflowError:  # 9999-12-31T23:59:59-01:00 is past the year 9999 in UTC
+            raise FormatError(path, f"{value!r} is out of range once converted to UTC") from None
         # desk/1 times are to the second; finer digits would not survive an export.
         return moment.replace(microsecond=0)
 
@@ -132,6 +136,16 @@ class V:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 100_000:
             raise FormatError(path, f"must be a whole number of pixels or null, not {_kind(value)}")
         return value
+
+
+def _refuse_surrogates(value: str, path: str) -> None:
+    """A lone surrogate (``"\\ud800"`` in JSON, or UTF-8-encoded surrogate bytes, which
+    ``json.loads`` of bytes lets through) is not a character: no database column or UTF-8
+    file can hold it, so it would fail on save or export instead of here."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise FormatError(path, f"contains a lone surrogate (U+{ord(value[exc.start]):04X}), which is not a character") from None
 
 
 def _kind(value) -> str:

@@ -141,3 +141,74 @@ def _credential_pin_key(request) -> str | None:
         return None
     # A hash, so the credential itself is never stored in the cache.
     return "dbpin:" + hashlib.sha256(credentials.encode()).hexdigest()[:32]
+
+
+# Below: the database-outage middleware (appended; imported here to keep the file's top as is).
+import logging  # noqa: E402
+
+from django.db import InterfaceError, OperationalError  # noqa: E402
+from django.http import HttpResponse, JsonResponse  # noqa: E402
+
+db_logger = logging.getLogger("newsroom.database")
+
+
+class DatabaseUnavailableMiddleware:
+    """A database that cannot be reached answers 503 with ``Retry-After``, not 500.
+
+    While PostgreSQL restarts or fails over, a view's query raises ``OperationalError``
+    (refused connection, "terminating connection due to administrator command") or
+    ``InterfaceError`` (connection already closed). That is an outage to wait out, not a bug:
+    clients and the CDN are told to retry shortly, and nothing caches the answer. Django has
+    already flagged the connection (``errors_occurred``); at the end of the request it closes
+    it if unusable, so the next request reconnects without a process restart.
+
+    Last in ``MIDDLEWARE`` (innermost), so it sees the view's exception first. Only view
+    exceptions pass through ``process_exception``; the middleware above touch the database
+    lazily, from inside views.
+    """
+
+    RETRY_AFTER_SECONDS = 5
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        db_logger.error("database unavailable: %s", exception, exc_info=exception)
+        return database_unavailable(request, self.RETRY_AFTER_SECONDS)
+
+
+def database_unavailable(request, retry_after: int):
+    """The 503 answer: JSON for the API, plain text for everyone else; never cached."""
+    message = "The database is briefly unavailable; please retry shortly."
+    if request.path_info.startswith("/api/"):
+        response = JsonResponse({"detail": message}, status=503)
+    else:
+        response = HttpResponse(message + "\n", status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(retry_after)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class RejectNulMiddleware:
+    """A NUL character anywhere in the URL (path or query) is a 400 Bad Request.
+
+    PostgreSQL text cannot hold NUL: a search for ``?q=%00`` or a path like
+    ``/manifests/%00/`` reached the database and failed with ``DataError`` (a 500). No URL of
+    the site or the API can mean a NUL, so it is refused before any view. (Form fields
+    already refuse NUL: Django's ``ProhibitNullCharactersValidator``.)
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info or any("\x00" in key + "".join(values) for key, values in request.GET.lists()):
+            return HttpResponse(
+                "Bad request: the URL contains a NUL character.\n", status=400, content_type="text/plain; charset=utf-8"
+            )
+        return self.get_response(request)

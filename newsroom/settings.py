@@ -276,3 +276,9 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=360
 # Messages live in the session (server side), not a cookie: the admin shows a new API key
 # once through a message, and it must not travel in a cookie.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+
+# A database outage (restart, failover) answers 503 + Retry-After instead of 500; innermost,
+# so it sees the view's exception first (newsroom/middleware.py, docs/reliability.md).
+MIDDLEWARE.append("newsroom.middleware.DatabaseUnavailableMiddleware")
+# A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
+MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")

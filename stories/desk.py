@@ -141,6 +141,11 @@ def validate(data) -> dict:
 
     doc["unresolved"] = _V.strings(data.get("unresolved", []), "unresolved")
     card = _V.obj(data["decision_card"], "decision_card") if data.get("decision_card") is not None else {}
+    for key in card:  # keys beyond the three are kept (round trip), so each must be storable text
+        try:
+            _V.string(key, "decision_card", nonempty=True, max_length=100)
+        except DeskError as exc:
+            raise DeskError("decision_card", f"a key {exc.message}") from None
     doc["decision_card"] = {key: _V.strings(card[key], f"decision_card.{key}") for key in card}
 
     writer = _V.obj(data["writer"], "writer") if data.get("writer") is not None else {}

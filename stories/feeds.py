@@ -13,6 +13,7 @@ from django.db.models.functions import Coalesce, Greatest
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
+from django.utils.html import escape
 
 from newsroom.models import Newsroom
 from newsroom.pagecache import list_page, public
@@ -69,7 +70,9 @@ class StoryAtomFeed(Feed):
         return item.headline
 
     def item_description(self, item):
-        return item.dek
+        # The dek is plain text, but Atom's <summary type="html"> and RSS's <description> are
+        # read as HTML by feed readers: escaped, "<script>" in a dek shows as text there too.
+        return escape(item.dek)
 
     def item_link(self, item):
         return item.url
