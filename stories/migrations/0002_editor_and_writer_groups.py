@@ -47,6 +47,12 @@ def _ensure_permissions(apps):
 
 def create_groups(apps, schema_editor):
     _ensure_permissions(apps)
+    fill_groups(apps)
+
+
+def fill_groups(apps):
+    """Create the groups with their permissions (which must exist). Also run after every
+    migrate and flush by ``stories.apps.ensure_groups``."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     for name, perms in (("Writer", WRITER), ("Editor", EDITOR)):

@@ -23,8 +23,9 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 playwright_sync = pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.browser,
-    # serialized_rollback: the flush between live-server tests would drop the groups the migration made.
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    # The flush between live-server tests empties the groups; stories.apps.ensure_groups
+    # puts them back after it (post_migrate).
+    pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no browser at {CHROMIUM} (apt-get install chromium)"),
 ]
 

@@ -27,3 +27,14 @@ def test_writer_edits_and_checks_but_never_publishes_or_corrects(writer):
 def test_nobody_in_the_groups_may_change_or_delete_corrections(editor):
     assert not editor.has_perm("stories.change_correction")
     assert not editor.has_perm("stories.delete_correction")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_groups_come_back_after_a_flush():
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    call_command("flush", "--noinput", verbosity=0)
+    editor = Group.objects.get(name="Editor")
+    assert editor.permissions.filter(codename="publish_story").exists()
+    assert not Group.objects.get(name="Writer").permissions.filter(codename="publish_story").exists()
