@@ -276,3 +276,9 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=360
 # Messages live in the session (server side), not a cookie: the admin shows a new API key
 # once through a message, and it must not travel in a cookie.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+
+# Failed logins (newsroom/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
+# from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
+LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
+LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
+MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.login_throttle.LoginThrottleMiddleware")
