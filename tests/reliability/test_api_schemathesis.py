@@ -28,6 +28,21 @@ def fuzz_settings(settings):
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost"]
 
 
+@pytest.fixture
+def keep_the_test_connection():
+    """Schemathesis calls the WSGI app directly, not through Django's test client, so the
+    end of each request would close the database connection (``close_old_connections``),
+    and with it the test's transaction on PostgreSQL. Django's client unhooks it the same way."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
 def _checks():
     from schemathesis.checks import CHECKS, load_all_checks
 
@@ -35,7 +50,7 @@ def _checks():
     return [c for c in CHECKS.get_all() if getattr(c, "__name__", "") not in EXCLUDED]
 
 
-def test_fuzz_every_operation_no_server_error_and_conforms_to_the_schema(demo, writer_key, fuzz_settings):  # noqa: F811
+def test_fuzz_every_operation_no_server_error_and_conforms_to_the_schema(demo, writer_key, fuzz_settings, keep_the_test_connection):  # noqa: F811
     from schemathesis.generation import GenerationMode
 
     schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())

@@ -179,7 +179,7 @@ def _in_threads(fn, items, workers=20):
 
 
 @needs_postgres
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)  # keeps the migration-made groups and content types for later tests
 def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monkeypatch, partner, make_story):
     _passing_checks(monkeypatch)
     endpoints = [
@@ -211,7 +211,7 @@ def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monk
 
 
 @needs_postgres
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)  # keeps the migration-made groups and content types for later tests
 def test_two_workers_at_once_send_each_delivery_once(partner, make_story, receiver):
     endpoint = WebhookEndpoint.objects.create(partner=partner, url=receiver.url, events=ALL_EVENTS)
     stories = [make_story(slug=f"workers-{i}") for i in range(15)]
