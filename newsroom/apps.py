@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class NewsroomConfig(AppConfig):
     name = "newsroom"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from . import login_throttle
+
+        login_throttle.connect()

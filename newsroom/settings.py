@@ -282,3 +282,9 @@ MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 MIDDLEWARE.append("newsroom.middleware.DatabaseUnavailableMiddleware")
 # A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
 MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")
+
+# Failed logins (newsroom/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
+# from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
+LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
+LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
+MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.login_throttle.LoginThrottleMiddleware")

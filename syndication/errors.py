@@ -68,6 +68,8 @@ def exception_handler(exc, context):
     error = {"code": _code(exc), "message": _message(exc.detail)}
     if isinstance(exc, InvalidDocument):
         error["path"] = exc.path
+    if isinstance(exc, exceptions.ParseError):
+        error["path"] = "$"  # the body as a whole is not JSON: every 400 about a body names a path
     if isinstance(exc, BadParameter):
         error["parameter"] = exc.parameter
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:

@@ -10,7 +10,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,6 +28,7 @@ from .filters import filter_stories, parse_slug, present
 from .ninjs import to_ninjs
 from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
+from .parsers import JsonBodyParser
 
 
 def errors(*codes: int) -> dict:
@@ -251,7 +251,7 @@ def _run_checks(doc: dict, **kwargs) -> dict:
 
 
 class WriteView(ApiView):
-    parser_classes = [JSONParser]
+    parser_classes = [JsonBodyParser]
     schema = RequiredBodySchema()
 
 
