@@ -34,6 +34,11 @@ def _key(name: str) -> str:
     return f"gen:{name}"
 
 
+def generation_key(name: str) -> str:
+    """The cache key of a counter, for callers reading it with other keys in one round trip."""
+    return _key(name)
+
+
 def generation(name: str) -> str:
     """The counter's current value (a timestamp as text), made when missing."""
     value = cache.get(_key(name))

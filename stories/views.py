@@ -11,13 +11,14 @@ import datetime as dt
 import hashlib
 import json
 
+from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import condition, require_safe
 
 from newsroom.models import SiteProfile
-from newsroom.pagecache import cached_body, generation, generation_time, list_page, make_etag, public
+from newsroom.pagecache import PAGE_TTL, cached_body, generation, generation_key, generation_time, list_page, make_etag, public
 
 from . import desk, presenters, renderings
 from .cache import story_sources_key
@@ -90,6 +91,40 @@ def _render(fmt: str, lookup: _Lookup, request) -> bytes:
     return render_to_string("stories/story_detail.html", presenters.story_context(story, d), request=request)
 
 
+# The fast path. A warm request for a story URL costs one cache round trip and no query:
+# one ``get_many`` of the URL's entry (ETag, Last-Modified, canonical link, body) and of the
+# ``lists`` generation. The entry holds the generation it was made under and is used only
+# while that is still current. ``lists`` moves on every change that can alter a story page
+# (story actions and saves, its manifests and claims, the site profile: ``stories.cache``),
+# so an entry never outlives what it shows; after a move, the next request takes the full
+# path (story row, profile, generations: the ETag as before) and makes a new entry.
+
+
+def _url_key(fmt: str, date: str, slug: str) -> str:
+    return f"page:story-url:{fmt}:{date}:{slug}"
+
+
+def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
+    """The URL's cache entry when still current; else None, and the generation read (made
+    when missing) is kept on the request, so an entry stored later is as old as this read."""
+    key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
+    got = cache.get_many([key, gen_key])
+    current, entry = got.get(gen_key), got.get(key)
+    if entry is not None and current is not None and entry["generation"] == current:
+        request._story_entry = entry
+        return entry
+    request._story_generation = current if current is not None else generation("lists")
+    return None
+
+
+@condition(
+    etag_func=lambda request, *args: request._story_entry["etag"],
+    last_modified_func=lambda request, *args: request._story_entry["last_modified"],
+)
+def _from_entry(request, date, slug, fmt):
+    return HttpResponse(request._story_entry["body"], content_type=FORMATS[fmt])
+
+
 def _story_view(fmt: str):
     @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
     def conditional(request, date, slug):
@@ -100,9 +135,24 @@ def _story_view(fmt: str):
     @require_safe
     @public
     def view(request, date, slug):
+        entry = _fast_entry(request, fmt, date, slug)
+        if entry is not None:
+            response = _from_entry(request, date, slug, fmt)
+            response["Link"] = entry["link"]
+            return response
         response = conditional(request, date, slug)
+        lookup = _Lookup.of(request, date, slug)
         # On 304s too: a cache revalidating any rendering learns the canonical page.
-        response["Link"] = f'<{_Lookup.of(request, date, slug).story.url}>; rel="canonical"'
+        response["Link"] = f'<{lookup.story.url}>; rel="canonical"'
+        if response.status_code == 200 and request.method == "GET":
+            entry = {
+                "generation": request._story_generation,
+                "etag": lookup.etag(fmt),
+                "last_modified": lookup.last_modified(),
+                "link": response["Link"],
+                "body": response.content,
+            }
+            cache.set(_url_key(fmt, date, slug), entry, PAGE_TTL)
         return response
 
     view.__name__ = f"story_{fmt}"
