@@ -276,3 +276,9 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=360
 # Messages live in the session (server side), not a cookie: the admin shows a new API key
 # once through a message, and it must not travel in a cookie.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+
+# Seconds a worker may trust the ``lists`` generation it last read from the cache before
+# asking again (stories.views fast path). 0: ask on every request (pages change at once
+# everywhere). 1: a warm story page costs no round trip at all, and a change reaches every
+# worker within a second (well inside the 60 s max-age browsers are given anyway).
+PAGE_LOCAL_TTL = env.float("PAGE_LOCAL_TTL", default=0.0)

@@ -11,6 +11,9 @@ import datetime as dt
 import hashlib
 import json
 
+from collections import OrderedDict
+
+from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -18,7 +21,18 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import condition, require_safe
 
 from newsroom.models import SiteProfile
-from newsroom.pagecache import PAGE_TTL, cached_body, generation, generation_key, generation_time, list_page, make_etag, public
+from newsroom.pagecache import (
+    PAGE_TTL,
+    cached_body,
+    generation,
+    generation_key,
+    generation_time,
+    list_page,
+    make_etag,
+    public,
+    recent_generation,
+    remember_generation,
+)
 
 from . import desk, presenters, renderings
 from .cache import story_sources_key
@@ -104,14 +118,33 @@ def _url_key(fmt: str, date: str, slug: str) -> str:
     return f"page:story-url:{fmt}:{date}:{slug}"
 
 
+# With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
+# without any round trip while the generation it last read is that recent.
+LOCAL_ENTRIES = 64
+_local: OrderedDict[str, dict] = OrderedDict()
+
+
 def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
     """The URL's cache entry when still current; else None, and the generation read (made
     when missing) is kept on the request, so an entry stored later is as old as this read."""
     key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
+    recent = recent_generation("lists")
+    if recent is not None:
+        entry = _local.get(key)
+        if entry is not None and entry["generation"] == recent:
+            request._story_entry = entry
+            return entry
     got = cache.get_many([key, gen_key])
     current, entry = got.get(gen_key), got.get(key)
+    if current is not None and settings.PAGE_LOCAL_TTL:
+        remember_generation("lists", current)
     if entry is not None and current is not None and entry["generation"] == current:
         request._story_entry = entry
+        if settings.PAGE_LOCAL_TTL:
+            _local[key] = entry
+            _local.move_to_end(key)
+            while len(_local) > LOCAL_ENTRIES:
+                _local.popitem(last=False)
         return entry
     request._story_generation = current if current is not None else generation("lists")
     return None
