@@ -168,6 +168,10 @@ def _story_view(fmt: str):
     @require_safe
     @public
     def view(request, date, slug):
+        try:
+            dt.date.fromisoformat(date)  # before the date goes into a cache key
+        except ValueError:
+            raise Http404("no such story") from None
         entry = _fast_entry(request, fmt, date, slug)
         if entry is not None:
             response = _from_entry(request, date, slug, fmt)

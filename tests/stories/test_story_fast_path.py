@@ -72,3 +72,8 @@ def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_s
         assert client.get(url).content == first.content
     desk.import_story(desk.validate(dict(seed_doc, headline="Changed while kept locally")))
     assert b"Changed while kept locally" in client.get(url).content
+
+
+def test_a_date_that_is_not_one_is_not_found_before_any_cache_look_up(client, demo, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert client.get("/stories/2026-13-45/agent-training-stack/").status_code == 404
