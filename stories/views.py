@@ -1,7 +1,9 @@
 """The public story pages and every rendering of a story.
 
-A request costs two queries when the rendering is cached (the story's id/version row and
-the site profile) and a fixed dozen more when it is not, whatever the story's size.
+A warm request costs one cache round trip and no query (the URL's entry, see "The fast
+path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
+is cached (the story's id/version row and the site profile) and a fixed dozen more when it
+is not, whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
@@ -10,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-
 from collections import OrderedDict
 
 from django.conf import settings
