@@ -34,6 +34,11 @@ def _key(name: str) -> str:
     return f"gen:{name}"
 
 
+def generation_key(name: str) -> str:
+    """The cache key of a counter, for callers reading it with other keys in one round trip."""
+    return _key(name)
+
+
 def generation(name: str) -> str:
     """The counter's current value (a timestamp as text), made when missing."""
     value = cache.get(_key(name))
@@ -56,9 +61,28 @@ def bump(name: str) -> None:
 
     def do():
         cache.set(_key(name), f"{time.time():.6f}", None)
+        _recent.pop(name, None)
 
     do()
     transaction.on_commit(do)
+
+
+# name -> (value, monotonic time read): generations this process read lately (PAGE_LOCAL_TTL).
+_recent: dict[str, tuple[str, float]] = {}
+
+
+def recent_generation(name: str) -> str | None:
+    """The counter's value as read by this process less than ``PAGE_LOCAL_TTL`` seconds ago."""
+    from django.conf import settings
+
+    value, read_at = _recent.get(name, (None, 0.0))
+    if value is not None and time.monotonic() - read_at < settings.PAGE_LOCAL_TTL:
+        return value
+    return None
+
+
+def remember_generation(name: str, value: str) -> None:
+    _recent[name] = (value, time.monotonic())
 
 
 def make_etag(*parts) -> str:

@@ -288,3 +288,9 @@ MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")
 LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
 LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.login_throttle.LoginThrottleMiddleware")
+
+# Seconds a worker may trust the ``lists`` generation it last read from the cache before
+# asking again (stories.views fast path). 0: ask on every request (pages change at once
+# everywhere). 1: a warm story page costs no round trip at all, and a change reaches every
+# worker within a second (well inside the 60 s max-age browsers are given anyway).
+PAGE_LOCAL_TTL = env.float("PAGE_LOCAL_TTL", default=0.0)

@@ -22,6 +22,12 @@ def story_changed(sender, **kwargs):
     bump("lists")
 
 
+def story_saved(sender, **kwargs):
+    """Any write of a story row, including imports that send no story signal: story pages
+    served from their URL's cache entry (``stories.views``) follow ``lists``."""
+    bump("lists")
+
+
 def site_texts_changed(sender, **kwargs):
     bump("sources")
     bump("lists")
@@ -53,6 +59,10 @@ def story_sources_key(story_id: str) -> str:
 def connect():
     for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected, signals.story_updated):
         signal.connect(story_changed, dispatch_uid=f"stories.cache.{id(signal)}")
+    from .models import Story
+
+    post_save.connect(story_saved, sender=Story, dispatch_uid="stories.cache.save.Story")
+    post_delete.connect(story_saved, sender=Story, dispatch_uid="stories.cache.delete.Story")
     post_save.connect(site_texts_changed, sender=SiteProfile, dispatch_uid="stories.cache.save.SiteProfile")
     for model in (Manifest, Claim):
         post_save.connect(source_changed, sender=model, dispatch_uid=f"stories.cache.save.{model.__name__}")

@@ -1,7 +1,9 @@
 """The public story pages and every rendering of a story.
 
-A request costs two queries when the rendering is cached (the story's id/version row and
-the site profile) and a fixed dozen more when it is not, whatever the story's size.
+A warm request costs one cache round trip and no query (the URL's entry, see "The fast
+path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
+is cached (the story's id/version row and the site profile) and a fixed dozen more when it
+is not, whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
@@ -10,14 +12,28 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections import OrderedDict
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import condition, require_safe
 
 from newsroom.models import SiteProfile
-from newsroom.pagecache import cached_body, generation, generation_time, list_page, make_etag, public
+from newsroom.pagecache import (
+    PAGE_TTL,
+    cached_body,
+    generation,
+    generation_key,
+    generation_time,
+    list_page,
+    make_etag,
+    public,
+    recent_generation,
+    remember_generation,
+)
 
 from . import desk, presenters, renderings
 from .cache import story_sources_key
@@ -90,6 +106,59 @@ def _render(fmt: str, lookup: _Lookup, request) -> bytes:
     return render_to_string("stories/story_detail.html", presenters.story_context(story, d), request=request)
 
 
+# The fast path. A warm request for a story URL costs one cache round trip and no query:
+# one ``get_many`` of the URL's entry (ETag, Last-Modified, canonical link, body) and of the
+# ``lists`` generation. The entry holds the generation it was made under and is used only
+# while that is still current. ``lists`` moves on every change that can alter a story page
+# (story actions and saves, its manifests and claims, the site profile: ``stories.cache``),
+# so an entry never outlives what it shows; after a move, the next request takes the full
+# path (story row, profile, generations: the ETag as before) and makes a new entry.
+
+
+def _url_key(fmt: str, date: str, slug: str) -> str:
+    return f"page:story-url:{fmt}:{date}:{slug}"
+
+
+# With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
+# without any round trip while the generation it last read is that recent.
+LOCAL_ENTRIES = 64
+_local: OrderedDict[str, dict] = OrderedDict()
+
+
+def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
+    """The URL's cache entry when still current; else None, and the generation read (made
+    when missing) is kept on the request, so an entry stored later is as old as this read."""
+    key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
+    recent = recent_generation("lists")
+    if recent is not None:
+        entry = _local.get(key)
+        if entry is not None and entry["generation"] == recent:
+            request._story_entry = entry
+            return entry
+    got = cache.get_many([key, gen_key])
+    current, entry = got.get(gen_key), got.get(key)
+    if current is not None and settings.PAGE_LOCAL_TTL:
+        remember_generation("lists", current)
+    if entry is not None and current is not None and entry["generation"] == current:
+        request._story_entry = entry
+        if settings.PAGE_LOCAL_TTL:
+            _local[key] = entry
+            _local.move_to_end(key)
+            while len(_local) > LOCAL_ENTRIES:
+                _local.popitem(last=False)
+        return entry
+    request._story_generation = current if current is not None else generation("lists")
+    return None
+
+
+@condition(
+    etag_func=lambda request, *args: request._story_entry["etag"],
+    last_modified_func=lambda request, *args: request._story_entry["last_modified"],
+)
+def _from_entry(request, date, slug, fmt):
+    return HttpResponse(request._story_entry["body"], content_type=FORMATS[fmt])
+
+
 def _story_view(fmt: str):
     @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
     def conditional(request, date, slug):
@@ -100,9 +169,28 @@ def _story_view(fmt: str):
     @require_safe
     @public
     def view(request, date, slug):
+        try:
+            dt.date.fromisoformat(date)  # before the date goes into a cache key
+        except ValueError:
+            raise Http404("no such story") from None
+        entry = _fast_entry(request, fmt, date, slug)
+        if entry is not None:
+            response = _from_entry(request, date, slug, fmt)
+            response["Link"] = entry["link"]
+            return response
         response = conditional(request, date, slug)
+        lookup = _Lookup.of(request, date, slug)
         # On 304s too: a cache revalidating any rendering learns the canonical page.
-        response["Link"] = f'<{_Lookup.of(request, date, slug).story.url}>; rel="canonical"'
+        response["Link"] = f'<{lookup.story.url}>; rel="canonical"'
+        if response.status_code == 200 and request.method == "GET":
+            entry = {
+                "generation": request._story_generation,
+                "etag": lookup.etag(fmt),
+                "last_modified": lookup.last_modified(),
+                "link": response["Link"],
+                "body": response.content,
+            }
+            cache.set(_url_key(fmt, date, slug), entry, PAGE_TTL)
         return response
 
     view.__name__ = f"story_{fmt}"

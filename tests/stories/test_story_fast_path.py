@@ -1,0 +1,79 @@
+"""The story page's fast path (stories.views): a warm request is answered from the URL's
+cache entry without a query, and every change to the story shows on the next request."""
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from newsroom import pagecache
+from stories import desk, views
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def url(demo):
+    return urlsplit(demo.url).path
+
+
+@pytest.fixture
+def local_entries():
+    """Start and end with no process-local entries (PAGE_LOCAL_TTL tests fill them)."""
+    views._local.clear()
+    pagecache._recent.clear()
+    yield
+    views._local.clear()
+    pagecache._recent.clear()
+
+
+def test_a_warm_story_page_costs_no_query_and_is_the_same_page(client, url, django_assert_num_queries):
+    first = client.get(url)
+    assert first.status_code == 200
+    with django_assert_num_queries(0):
+        second = client.get(url)
+    assert second.status_code == 200
+    assert second.content == first.content
+    for header in ("ETag", "Last-Modified", "Link", "Cache-Control", "Content-Type"):
+        assert second[header] == first[header], header
+
+
+def test_a_warm_conditional_request_is_answered_304_without_a_query(client, url, django_assert_num_queries):
+    etag = client.get(url)["ETag"]
+    with django_assert_num_queries(0):
+        response = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304
+    assert response["ETag"] == etag
+    assert response["Link"].endswith('rel="canonical"')
+
+
+def test_an_import_that_changes_the_story_shows_on_the_next_request(client, url, seed_doc):
+    old = client.get(url)
+    assert b"A headline nobody has seen" not in old.content
+    desk.import_story(desk.validate(dict(seed_doc, headline="A headline nobody has seen")))
+    new = client.get(url)
+    assert b"A headline nobody has seen" in new.content
+    assert new["ETag"] != old["ETag"]
+
+
+def test_an_unpublished_story_is_not_served_from_its_entry(client, url, demo):
+    from stories.actions import unpublish_story
+
+    assert client.get(url).status_code == 200
+    unpublish_story(story=demo, reason="withdrawn")
+    assert client.get(url).status_code == 404
+
+
+def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_shows(client, url, seed_doc, settings, local_entries, django_assert_num_queries):
+    settings.PAGE_LOCAL_TTL = 60
+    first = client.get(url)
+    client.get(url)  # read back from the cache: now kept by this process too
+    assert views._local
+    with django_assert_num_queries(0):
+        assert client.get(url).content == first.content
+    desk.import_story(desk.validate(dict(seed_doc, headline="Changed while kept locally")))
+    assert b"Changed while kept locally" in client.get(url).content
+
+
+def test_a_date_that_is_not_one_is_not_found_before_any_cache_look_up(client, demo, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert client.get("/stories/2026-13-45/agent-training-stack/").status_code == 404
