@@ -22,7 +22,7 @@ from django.utils.html import format_html
 
 from . import actions, presence
 from .admin_forms import StoryAdminForm
-from .admin_parts import CiteAdmin, OrderedInline, SectionAdmin, save_ordered_formset  # noqa: F401  (registers them)
+from .admin_parts import CiteAdmin, OrderedInline, SectionAdmin, StoryChildInline, save_ordered_formset  # noqa: F401  (registers them)
 from .admin_views import (
     claim_citations,
     compare,
@@ -37,22 +37,6 @@ from .admin_views import (
     unschedule,
 )
 from .models import AuditEntry, Correction, Image, KeyFact, RelatedLink, Section, Story
-
-
-class StoryChildInline:
-    """Inlines of the story follow the story's edit rule: writers edit drafts only."""
-
-    def _editable(self, request, obj):
-        return obj is None or actions.can_edit(request.user, obj)
-
-    def has_add_permission(self, request, obj=None):
-        return super().has_add_permission(request, obj) and self._editable(request, obj)
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and self._editable(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and self._editable(request, obj)
 
 
 class KeyFactInline(StoryChildInline, OrderedInline, admin.TabularInline):

@@ -69,6 +69,23 @@ def save_ordered_formset(formset) -> None:
         form.instance.save()
 
 
+class StoryChildInline:
+    """Inlines of a story or of its parts follow the story's edit rule: writers edit drafts
+    only (``actions.can_edit``)."""
+
+    def _editable(self, request, obj):
+        return obj is None or actions.can_edit(request.user, story_of(obj))
+
+    def has_add_permission(self, request, obj=None):
+        return super().has_add_permission(request, obj) and self._editable(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._editable(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._editable(request, obj)
+
+
 class OrderedInline:
     """Inlines with a ``position``: optional on the form (blank = at the end)."""
 
@@ -162,7 +179,7 @@ class StoryPartAdmin(admin.ModelAdmin):
         return super().delete_view(request, object_id, extra_context)
 
 
-class ParagraphInline(OrderedInline, admin.StackedInline):
+class ParagraphInline(StoryChildInline, OrderedInline, admin.StackedInline):
     model = Paragraph
     fields = ["position", "markdown", "cites"]
     readonly_fields = ["cites"]
@@ -182,15 +199,6 @@ class ParagraphInline(OrderedInline, admin.StackedInline):
             cites_html(obj), reverse("admin:stories_cite_add"), obj.pk,
         )
 
-    def has_add_permission(self, request, obj=None):
-        return super().has_add_permission(request, obj) and (obj is None or actions.can_edit(request.user, story_of(obj)))
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and (obj is None or actions.can_edit(request.user, story_of(obj)))
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and (obj is None or actions.can_edit(request.user, story_of(obj)))
-
 
 @admin.register(Section)
 class SectionAdmin(StoryPartAdmin):
@@ -205,7 +213,7 @@ class SectionAdmin(StoryPartAdmin):
         return False  # sections are added on the story page
 
 
-class CiteClaimInline(OrderedInline, admin.TabularInline):
+class CiteClaimInline(StoryChildInline, OrderedInline, admin.TabularInline):
     model = CiteClaim
     fields = ["position", "claim"]
     extra = 3
@@ -226,18 +234,6 @@ class CiteClaimInline(OrderedInline, admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("claim")
-
-    def _editable(self, request, obj):
-        return obj is None or actions.can_edit(request.user, story_of(obj))
-
-    def has_add_permission(self, request, obj=None):
-        return super().has_add_permission(request, obj) and self._editable(request, obj)
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and self._editable(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and self._editable(request, obj)
 
 
 @admin.register(Cite)
