@@ -10,8 +10,13 @@ Failures are counted from Django's ``user_login_failed`` signal, so every login 
 through ``authenticate()`` counts; the refusal happens in ``LoginThrottleMiddleware``
 before the admin's login view runs, so a locked-out attacker cannot even test a password.
 
-The address is ``REMOTE_ADDR``. With the cache down (``newsroom.cache``) the counts are
-lost and logins are not limited: the limiter fails open, like the API throttle.
+The address is the client's: ``REMOTE_ADDR``, or, behind ``TRUSTED_PROXY_COUNT`` proxies
+(nginx, a balancer, a CDN) that each append to ``X-Forwarded-For``, the entry that many
+places from its right end, the one the outermost trusted proxy wrote (``client_address``).
+Entries further left are the client's own to forge, so they are never used.
+
+With the cache down (``newsroom.cache``) the counts are lost and logins are not limited:
+the limiter fails open, like the API throttle.
 """
 
 import hashlib
@@ -40,8 +45,23 @@ def _key(username: str, address: str) -> str:
     return f"login-fail:{digest}"
 
 
-def _address(request) -> str:
-    return (request.META.get("REMOTE_ADDR") if request is not None else "") or "unknown"
+def client_address(request) -> str:
+    """The client's address as the outermost of ``TRUSTED_PROXY_COUNT`` proxies saw it.
+
+    Each trusted proxy appends the address it received the request from to
+    ``X-Forwarded-For``, so with N of them the N-th entry from the right is the client's.
+    A header shorter than N (a request that bypassed a proxy) falls back to its leftmost
+    entry; with no header, or N = 0, it is ``REMOTE_ADDR``.
+    """
+    if request is None:
+        return "unknown"
+    remote = request.META.get("REMOTE_ADDR") or "unknown"
+    proxies = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies <= 0 or not forwarded.strip():
+        return remote
+    hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+    return hops[-min(proxies, len(hops))] if hops else remote
 
 
 def failures(username: str, address: str) -> tuple[int, float]:
@@ -75,15 +95,15 @@ def blocked_for(username: str, address: str) -> int:
 
 def on_login_failed(sender, credentials, request=None, **kwargs):
     username = credentials.get("username", "")
-    count = record_failure(username, _address(request))
+    count = record_failure(username, client_address(request))
     if count >= _attempts():
         # The username is logged (to spot an attack), never the password (Django already
         # masks it in ``credentials``).
-        logger.warning("login throttled: %d failed attempts for %r from %s", count, username, _address(request))
+        logger.warning("login throttled: %d failed attempts for %r from %s", count, username, client_address(request))
 
 
 def on_logged_in(sender, request, user, **kwargs):
-    reset(user.get_username(), _address(request))
+    reset(user.get_username(), client_address(request))
 
 
 class LoginThrottleMiddleware:
@@ -94,7 +114,7 @@ class LoginThrottleMiddleware:
 
     def __call__(self, request):
         if request.method == "POST" and request.path == reverse("admin:login"):
-            wait = blocked_for(request.POST.get("username", ""), _address(request))
+            wait = blocked_for(request.POST.get("username", ""), client_address(request))
             if wait:
                 response = HttpResponse(
                     f"Too many failed login attempts for this username. Try again in {wait} seconds.\n",

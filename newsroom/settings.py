@@ -287,6 +287,11 @@ MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")
 # from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
 LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
 LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
+# How many proxies in front of gunicorn append to X-Forwarded-For (nginx alone: 1; a CDN, a
+# balancer and nginx: 3). The client address for the login limit is the entry that many
+# places from the right; 0 (the default) uses REMOTE_ADDR. DRF's NUM_PROXIES follows it.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.login_throttle.LoginThrottleMiddleware")
 
 # Seconds a worker may trust the ``lists`` generation it last read from the cache before

@@ -105,3 +105,42 @@ def test_the_password_never_reaches_the_logs(client, staff, caplog):
             attempt(client, "editor-ann", "s3cret-Guess-42")
     assert "login throttled" in caplog.text
     assert "s3cret-Guess-42" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "proxies, forwarded, expected",
+    [
+        (0, "198.51.100.7", "10.0.0.2"),  # no trusted proxy: the header is the client's to forge
+        (1, "198.51.100.7", "198.51.100.7"),  # nginx appended the client's address
+        (1, "6.6.6.6, 198.51.100.7", "198.51.100.7"),  # a forged entry on the left is ignored
+        (2, "6.6.6.6, 198.51.100.7, 192.0.2.1", "198.51.100.7"),  # CDN then nginx
+        (3, "198.51.100.7", "198.51.100.7"),  # shorter than the proxy count: its leftmost entry
+        (1, "", "10.0.0.2"),  # no header at all
+    ],
+)
+def test_client_address_trusts_only_the_configured_proxies(rf, settings, proxies, forwarded, expected):
+    settings.TRUSTED_PROXY_COUNT = proxies
+    request = rf.get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded)
+    assert login_throttle.client_address(request) == expected
+
+
+def test_behind_a_proxy_the_limit_is_per_client_not_per_proxy(client, staff, settings):
+    """Behind nginx every request comes from 127.0.0.1: without TRUSTED_PROXY_COUNT one
+    attacker would lock the editor out for everybody; with it, only the attacker's address."""
+    settings.TRUSTED_PROXY_COUNT = 1
+
+    def via_proxy(password, client_ip):
+        return client.post(
+            LOGIN,
+            {"username": "editor-ann", "password": password, "next": "/admin/"},
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=client_ip,
+        )
+
+    for _ in range(3):
+        assert via_proxy("wrong", "203.0.113.66").status_code == 200
+    assert via_proxy(PASSWORD, "203.0.113.66").status_code == 429
+    # A forged X-Forwarded-For from the attacker does not get round it: nginx appends the real one.
+    assert via_proxy(PASSWORD, "198.51.100.1, 203.0.113.66").status_code == 429
+    response = via_proxy(PASSWORD, "198.51.100.20")  # the editor, from her own address
+    assert response.status_code == 302 and logged_in(client)
