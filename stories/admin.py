@@ -22,7 +22,14 @@ from django.utils.html import format_html
 
 from . import actions, presence
 from .admin_forms import StoryAdminForm
-from .admin_parts import CiteAdmin, OrderedInline, SectionAdmin, StoryChildInline, save_ordered_formset  # noqa: F401  (registers them)
+from .admin_parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: imported to register them)
+    CiteAdmin,
+    OrderedInline,
+    RefusesLostSaves,
+    SectionAdmin,
+    StoryChildInline,
+    save_ordered_formset,
+)
 from .admin_views import (
     claim_citations,
     compare,
@@ -112,7 +119,7 @@ class CorrectionInline(admin.TabularInline):
 
 
 @admin.register(Story)
-class StoryAdmin(admin.ModelAdmin):
+class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     form = StoryAdminForm
     change_form_template = "admin/stories/story/change_form.html"
     save_on_top = True

@@ -99,7 +99,30 @@ class OrderedInline:
         return field
 
 
-class StoryPartAdmin(admin.ModelAdmin):
+class RefusesLostSaves:
+    """Turns a ``VersionConflict`` raised while saving into the conflict message, not a 500.
+
+    The form's ``clean`` already refuses a save when the story moved on since the page was
+    opened, and on PostgreSQL it holds the story's row lock until the save is done. Where a
+    save still loses the race after its form was validated (SQLite takes no row locks), the
+    version check in ``actions.save_story`` raises; the admin's transaction is rolled back
+    (nothing of the save is written) and the editor is sent back to the page with the reason.
+    """
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except actions.VersionConflict as conflict:
+            messages.error(
+                request,
+                f"Not saved: someone else saved this story while you were saving (you opened version "
+                f"{conflict.expected_version}; it is now at version {conflict.story.version}). Nothing of your "
+                f"save was written: re-apply your edits on the page as it is now.",
+            )
+            return HttpResponseRedirect(request.get_full_path())
+
+
+class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     """Shared behaviour of the part pages: saves through ``save_story``, permissions follow
     the story's (writers edit drafts only), hidden from the index, redirects to the story."""
 

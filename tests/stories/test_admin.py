@@ -472,3 +472,45 @@ def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor, check
         parser = _InlineCode()
         parser.feed(response.content.decode())
         assert parser.blocked == [], url
+
+
+@pytest.fixture
+def loses_the_race(monkeypatch):
+    """Another editor's save lands after this form was validated (the window SQLite's lack of
+    row locks leaves open): the stored version moves on between ``clean`` and the save."""
+    from stories.admin_forms import StoryVersionForm
+
+    clean = StoryVersionForm.clean
+
+    def clean_then_someone_saves(form):
+        cleaned = clean(form)
+        story = form.story_for_version()
+        if story is not None and story.pk:
+            Story.objects.filter(pk=story.pk).update(version=story.version + 1)
+        return cleaned
+
+    monkeypatch.setattr(StoryVersionForm, "clean", clean_then_someone_saves)
+
+
+def test_a_story_save_that_loses_the_race_after_validation_writes_nothing_and_says_why(draft, as_editor, loses_the_race):
+    data = form_data(as_editor.get(change_url(draft)))
+    data["headline"] = "The editor's headline"
+    response = as_editor.post(change_url(draft), data, follow=True)
+    assert response.status_code == 200
+    assert "Not saved: someone else saved this story while you were saving" in response.content.decode()
+    story = Story.objects.get(pk=draft.pk)
+    assert story.headline == draft.headline  # rolled back with the rest of the save
+    assert story.version == draft.version  # the simulated rival's bump was in the same rolled-back transaction
+    assert not Revision.objects.filter(story=story, version__gt=draft.version).exists()
+
+
+def test_a_cite_save_that_loses_the_race_after_validation_writes_nothing_and_says_why(draft, as_editor, loses_the_race):
+    paragraph = draft.sections.all()[0].paragraphs.all()[0]
+    manifest = ManifestFactory()
+    url = f"/admin/stories/cite/add/?paragraph={paragraph.pk}"
+    response = as_editor.post(url, {"paragraph": paragraph.pk, "manifest": manifest.pk, "position": "", "opened_version": draft.version})
+    assert response.status_code == 302 and response["Location"] == url
+    page = as_editor.get(url).content.decode()
+    assert "Not saved: someone else saved this story while you were saving" in page
+    assert not Cite.objects.filter(manifest=manifest).exists()
+    assert Story.objects.get(pk=draft.pk).version == draft.version
