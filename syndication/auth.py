@@ -5,7 +5,7 @@ import hmac
 from rest_framework import authentication, exceptions, permissions, throttling
 from rest_framework.settings import api_settings
 
-from . import usage
+from . import keys, usage
 from .models import KEY_PREFIX, ApiKey, hash_secret
 
 
@@ -66,7 +66,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         prefix = _parse(token)
         if prefix is None:
             return None
-        key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).first()
+        key = keys.usable_key(prefix)
         if key is None or not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
             return None
         return key

@@ -17,17 +17,11 @@ So one ``get_many`` (the entries and the generations together) tells which stori
 served as stored; the rest are loaded in one batch with ``with_everything()``, rendered and
 stored with one ``set_many``. A cache that keeps nothing (``dummycache://``) renders every
 time, as before.
-
-In front of that, each answered URL keeps its whole body (``stored_response``), valid while
-the ``lists`` and ``api-labels`` generations are those it was made under: ``lists`` moves on
-every story action and save, every manifest, claim and site-profile change
-(``stories.cache``), so a warm request costs one round trip and no query but the key's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 from dataclasses import dataclass
 
@@ -136,35 +130,6 @@ def representations(rows, fmt: str = DESK) -> dict[str, Rendered]:
             new[_key(fmt, story.id, story.version, story.updated_at)] = (gens, rendered.body)
         cache.set_many(new, PAGE_TTL)
     return out
-
-
-URL_GENERATIONS = ("lists", LABELS)
-
-
-def _url_key(request) -> str:
-    # The whole URL, host and query included: the body's ``next`` link is absolute.
-    digest = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:40]
-    return f"api:{CODE_VERSION}:{API_CODE_VERSION}:url:{digest}"
-
-
-def stored_response(request) -> tuple[dict | None, tuple]:
-    """The URL's stored answer (``body``, ``etag``, ``last_modified``) when still current, else
-    None; and the generations read, for ``store_response`` (read before anything is loaded,
-    so an answer stored later is never newer than them)."""
-    key = _url_key(request)
-    got = cache.get_many([key, *(generation_key(name) for name in URL_GENERATIONS)])
-    current = tuple(got.get(generation_key(name)) for name in URL_GENERATIONS)
-    entry = got.get(key)
-    if entry is not None and None not in current and entry["generations"] == current:
-        return entry, current
-    return None, tuple(value if value is not None else generation(name) for value, name in zip(current, URL_GENERATIONS))
-
-
-def store_response(request, generations: tuple, body: bytes, last_modified) -> None:
-    from .conditional import etag_of
-
-    entry = {"generations": generations, "body": body, "etag": etag_of(body), "last_modified": last_modified}
-    cache.set(_url_key(request), entry, PAGE_TTL)
 
 
 def labels_changed(sender, **kwargs):

@@ -7,16 +7,10 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 
 
-def etag_of(body: bytes) -> str:
-    return '"%s"' % hashlib.sha256(body).hexdigest()[:40]
-
-
 class ConditionalGetMixin:
-    """Views set ``self.last_modified`` (an aware datetime or None) while building the body,
-    and may set ``self.known_etag`` = (body, its ETag) to spare hashing a stored body."""
+    """Views set ``self.last_modified`` (an aware datetime or None) while building the body."""
 
     last_modified = None
-    known_etag = None
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
@@ -27,10 +21,7 @@ class ConditionalGetMixin:
             return response
         response["Cache-Control"] = "private, no-cache"
         response.render()
-        if self.known_etag is not None and response.content == self.known_etag[0]:
-            etag = self.known_etag[1]
-        else:
-            etag = etag_of(response.content)
+        etag = '"%s"' % hashlib.sha256(response.content).hexdigest()[:40]
         response["ETag"] = etag
         timestamp = None
         if self.last_modified is not None:

@@ -24,6 +24,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Q
 from django.utils import timezone
 
+from . import keys
 from .models import ApiKey, ApiKeyUsage
 
 LAST_USED_EVERY = dt.timedelta(minutes=1)
@@ -40,7 +41,9 @@ def record_use(key: ApiKey, *, now: dt.datetime | None = None) -> None:
     now = now or timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_EVERY:
         due = Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - LAST_USED_EVERY)
-        if ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(due, pk=key.pk).update(last_used_at=now):
+        won = ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(due, pk=key.pk).update(last_used_at=now)
+        keys.forget(key.prefix)  # the cached key's last_used_at is now old: read it again
+        if won:
             flush(key.pk, today=now.date())
     _count(key.pk, now.date())
 

@@ -61,21 +61,6 @@ class ReadView(ConditionalGetMixin, ApiView, generics.GenericAPIView):
     renderer_classes = [cache.ApiJSONRenderer]  # DRF's JSON renderer, also for stored bodies
 
 
-class StoredReadView(ReadView):
-    """A read whose 200 body is kept per URL (``syndication.cache.stored_response``): a warm
-    request is one cache round trip; ``build`` makes the body otherwise."""
-
-    def get(self, request, **kwargs):
-        entry, generations = cache.stored_response(request)
-        if entry is not None:
-            self.last_modified = entry["last_modified"]
-            self.known_etag = (entry["body"], entry["etag"])
-            return Response(cache.Encoded(entry["body"]))
-        body = self.build(request, **kwargs)
-        cache.store_response(request, generations, body, self.last_modified)
-        return Response(cache.Encoded(body))
-
-
 SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 STORY_FILTERS = [
     OpenApiParameter("newsroom", str, pattern=SLUG_PATTERN, description="A newsroom slug (400 when there is no such newsroom)."),
@@ -92,7 +77,7 @@ STORY_FILTERS = [
 ]
 
 
-class StoryList(StoredReadView):
+class StoryList(ReadView):
     """Published stories, oldest change first (``updated_at``, then ``id``): poll with
     ``updated_since`` and follow ``next`` to the end, then keep ``next_cursor``."""
 
@@ -103,11 +88,8 @@ class StoryList(StoredReadView):
         parameters=STORY_FILTERS, responses={200: s.StoryListItemSerializer(many=True), **errors(400, 401, 429)}
     )
     def get(self, request):
-        return super().get(request)
-
-    def build(self, request) -> bytes:
-        # A narrow page (the keyset and the cache keys need no more), then each story's
-        # stored document: one query and one cache round trip when all are stored.
+        # A narrow page (the keyset and the cache key need no more), then each story's
+        # cached document: one query and one cache round trip when all are stored.
         rows = Story.objects.published().only("id", "version", "updated_at")
         page = self.paginate_queryset(filter_stories(rows, request.query_params))
         stored = cache.representations(page, cache.DESK)
@@ -120,7 +102,7 @@ class StoryList(StoredReadView):
         self.last_modified = max((stored[row.id].updated_at for row in page if row.id in stored), default=None)
         envelope = cache.encode({"next": self.paginator.get_next_link(), "next_cursor": self.paginator.next_cursor, "results": []})
         assert envelope.endswith(b"[]}")
-        return envelope[:-2] + b",".join(items) + b"]}"
+        return Response(cache.Encoded(envelope[:-2] + b",".join(items) + b"]}"))
 
 
 class PublishedStoryMixin:
@@ -133,26 +115,20 @@ class PublishedStoryMixin:
         return rendered
 
 
-class StoryDetail(PublishedStoryMixin, StoredReadView):
+class StoryDetail(PublishedStoryMixin, ReadView):
     """One published story as hangingcontext.desk/1 JSON."""
 
     @extend_schema(responses={200: s.StoryDocumentSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        return super().get(request, story_id=story_id)
-
-    def build(self, request, story_id) -> bytes:
-        return self.get_representation(story_id, cache.DESK).body
+        return Response(cache.Encoded(self.get_representation(story_id, cache.DESK).body))
 
 
-class StoryNinjs(PublishedStoryMixin, StoredReadView):
+class StoryNinjs(PublishedStoryMixin, ReadView):
     """One published story as IPTC ninjs 3.0."""
 
     @extend_schema(responses={200: s.NinjsSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        return super().get(request, story_id=story_id)
-
-    def build(self, request, story_id) -> bytes:
-        return self.get_representation(story_id, cache.NINJS).body
+        return Response(cache.Encoded(self.get_representation(story_id, cache.NINJS).body))
 
 
 class NewsroomList(ReadView):

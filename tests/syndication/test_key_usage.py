@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.db import connection
 from django.utils import timezone
 
-from syndication import usage
+from syndication import keys, usage
 from syndication.admin import revoke_keys
 from syndication.models import ApiKey, ApiKeyUsage
 
@@ -43,6 +43,7 @@ def test_last_use_is_written_at_most_once_a_minute(api, read_key):
     key.refresh_from_db()
     assert key.last_used_at == first
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=first - usage.LAST_USED_EVERY)
+    keys.forget(key.prefix)  # as if the cached look-up had expired
     api.get(URL)
     key.refresh_from_db()
     assert key.last_used_at > first
@@ -54,6 +55,7 @@ def test_counts_reach_the_database_when_the_last_use_is_written(api, read_key):
         api.get(URL)
     assert not ApiKeyUsage.objects.filter(key=key).exists()  # in the cache, not yet stored
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now() - dt.timedelta(minutes=2))
+    keys.forget(key.prefix)  # as if the cached look-up had expired
     api.get(URL)  # a minute on: this request stores the four before it
     assert ApiKeyUsage.objects.get(key=key).count == 4
     assert usage.flush(key.pk) == 1  # and itself, at the next flush
@@ -108,14 +110,36 @@ def test_without_a_cache_each_request_is_counted_in_the_database(api, read_key, 
     assert ApiKeyUsage.objects.get(key=read_key[0]).count == 3
 
 
-def test_the_key_costs_one_query(api, read_key, django_assert_num_queries):
-    api.get(URL)
+def test_the_key_costs_one_query_then_none_for_a_while(api, read_key, django_assert_num_queries):
+    api.get(URL)  # records the first use, and so reads the key again next time
     with django_assert_num_queries(2):  # the key; the story's id, version and time (none: 404)
         assert api.get("/api/v1/stories/999/").status_code == 404
+    with django_assert_num_queries(1):  # the key is cached
+        assert api.get("/api/v1/stories/999/").status_code == 404
+
+
+def test_a_deleted_key_fails_on_the_very_next_request(api, read_key):
+    assert api.get(URL).status_code == 200
+    read_key[0].delete()
+    assert api.get(URL).status_code == 401
+
+
+def test_a_revocation_forgets_the_key_again_when_it_commits(api, read_key, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    api.get(URL)
+    stale = ApiKey.objects.select_related("partner").get(pk=read_key[0].pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        read_key[0].revoke()
+        # Another worker, reading before the commit, caches the key as still usable...
+        cache.set(f"apikey:{stale.prefix}", stale, keys.KEY_CACHE_TTL)
+    # ...and the commit forgets it again.
+    assert api.get(URL).status_code == 401
 
 
 def test_a_revoked_key_fails_on_the_very_next_request(api, read_key):
     assert api.get(URL).status_code == 200
+    assert api.get(URL).status_code == 200  # the key is cached now
     read_key[0].revoke()
     assert api.get(URL).status_code == 401
 
