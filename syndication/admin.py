@@ -3,6 +3,7 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from . import keys
 from .models import ApiKey, ApiKeyUsage, Partner, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 
@@ -29,7 +30,10 @@ class PartnerAdmin(admin.ModelAdmin):
 
 @admin.action(description="Revoke the selected keys")
 def revoke_keys(modeladmin, request, queryset):
-    count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+    revoking = queryset.filter(revoked_at__isnull=True)
+    prefixes = list(revoking.values_list("prefix", flat=True))
+    count = revoking.update(revoked_at=timezone.now())
+    keys.forget(*prefixes)  # an update sends no signal: the cached look-ups go here
     modeladmin.message_user(request, f"Revoked {count} key(s).", messages.SUCCESS)
 
 

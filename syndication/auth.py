@@ -2,12 +2,11 @@
 
 import hmac
 
-from django.db import DEFAULT_DB_ALIAS
-from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
 from rest_framework.settings import api_settings
 
-from .models import KEY_PREFIX, ApiKey, ApiKeyUsage, hash_secret
+from . import keys, usage
+from .models import KEY_PREFIX, ApiKey, hash_secret
 
 
 class PartnerUser:
@@ -67,18 +66,16 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         prefix = _parse(token)
         if prefix is None:
             return None
-        key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).first()
+        key = keys.usable_key(prefix)
         if key is None or not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
             return None
         return key
 
     @staticmethod
     def record_use(key: ApiKey) -> None:
-        """Bookkeeping, not a write by the client: it goes to the primary by name, so the
-        replica router (newsroom.db_router) does not pin a polling partner to the primary."""
-        now = timezone.now()
-        ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(pk=key.pk).update(last_used_at=now)
-        ApiKeyUsage.count_request(key.pk, now.date(), using=DEFAULT_DB_ALIAS)
+        """Bookkeeping, not a write by the client: the day's count in the cache, the last use
+        at most once a minute (``syndication.usage``)."""
+        usage.record_use(key)
 
     def authenticate_header(self, request):
         return f'{self.keyword} realm="api"'

@@ -111,17 +111,17 @@ class ApiKeyUsage(models.Model):
         return f"{self.key_id} {self.day}: {self.count}"
 
     @classmethod
-    def count_request(cls, key_id: int, day, *, using: str = DEFAULT_DB_ALIAS) -> None:
-        """Add one to the day's count, atomically (an UPDATE ... SET count = count + 1)."""
+    def count_request(cls, key_id: int, day, *, n: int = 1, using: str = DEFAULT_DB_ALIAS) -> None:
+        """Add ``n`` to the day's count, atomically (an UPDATE ... SET count = count + n)."""
         rows = cls.objects.using(using)
-        if rows.filter(key_id=key_id, day=day).update(count=F("count") + 1):
+        if rows.filter(key_id=key_id, day=day).update(count=F("count") + n):
             return
         try:
             with transaction.atomic(using=using):
-                rows.create(key_id=key_id, day=day, count=1)
+                rows.create(key_id=key_id, day=day, count=n)
         except IntegrityError:
             # Another request created the row between our UPDATE and INSERT.
-            rows.filter(key_id=key_id, day=day).update(count=F("count") + 1)
+            rows.filter(key_id=key_id, day=day).update(count=F("count") + n)
 
 
 class WebhookEndpoint(models.Model):

@@ -5,6 +5,7 @@ and the commands (``stories.desk``, ``stories.actions``, ``manifests.formats``).
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Prefetch, Q
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,16 +17,16 @@ from rest_framework.views import APIView
 from manifests.formats import import_manifests_document
 from manifests.models import Claim, Manifest
 from newsroom.jsondoc import FormatError
-from newsroom.models import Beat, Edition, Newsroom, SiteProfile
+from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
 from stories.models import Correction, Story
 
+from . import cache
 from . import serializers as s
 from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle
 from .conditional import ConditionalGetMixin
 from .errors import Conflict, InvalidDocument
 from .filters import filter_stories, parse_slug, present
-from .ninjs import to_ninjs
 from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
 from .parsers import JsonBodyParser
@@ -57,7 +58,7 @@ class ApiView(APIView):
 
 
 class ReadView(ConditionalGetMixin, ApiView, generics.GenericAPIView):
-    pass
+    renderer_classes = [cache.ApiJSONRenderer]  # DRF's JSON renderer, also for stored bodies
 
 
 SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -87,22 +88,31 @@ class StoryList(ReadView):
         parameters=STORY_FILTERS, responses={200: s.StoryListItemSerializer(many=True), **errors(400, 401, 429)}
     )
     def get(self, request):
-        queryset = filter_stories(Story.objects.published().with_everything(), request.query_params)
-        page = self.paginate_queryset(queryset)
-        profile = SiteProfile.load()
-        items = [
-            {"id": story.id, "version": story.version, "updated_at": desk.format_time(story.updated_at), "story": desk.export_story(story, profile=profile)}
-            for story in page
-        ]
-        self.last_modified = max((story.updated_at for story in page), default=None)
-        return self.get_paginated_response(items)
+        # A narrow page (the keyset and the cache key need no more), then each story's
+        # cached document: one query and one cache round trip when all are stored.
+        rows = Story.objects.published().only("id", "version", "updated_at")
+        page = self.paginate_queryset(filter_stories(rows, request.query_params))
+        stored = cache.representations(page, cache.DESK)
+        items = []
+        for row in page:
+            if (r := stored.get(row.id)) is None:
+                continue  # unpublished in the last instant
+            head = cache.encode({"id": r.id, "version": r.version, "updated_at": desk.format_time(r.updated_at)})
+            items.append(head[:-1] + b',"story":' + r.body + b"}")
+        self.last_modified = max((stored[row.id].updated_at for row in page if row.id in stored), default=None)
+        envelope = cache.encode({"next": self.paginator.get_next_link(), "next_cursor": self.paginator.next_cursor, "results": []})
+        assert envelope.endswith(b"[]}")
+        return Response(cache.Encoded(envelope[:-2] + b",".join(items) + b"]}"))
 
 
 class PublishedStoryMixin:
-    def get_story(self, story_id: str) -> Story:
-        story = get_object_or_404(Story.objects.published().with_everything(), pk=story_id)
-        self.last_modified = story.updated_at
-        return story
+    def get_representation(self, story_id: str, fmt: str) -> "cache.Rendered":
+        row = Story.objects.published().only("id", "version", "updated_at").filter(pk=story_id).first()
+        rendered = cache.representations([row], fmt).get(story_id) if row is not None else None
+        if rendered is None:
+            raise Http404("no such story")
+        self.last_modified = rendered.updated_at
+        return rendered
 
 
 class StoryDetail(PublishedStoryMixin, ReadView):
@@ -110,7 +120,7 @@ class StoryDetail(PublishedStoryMixin, ReadView):
 
     @extend_schema(responses={200: s.StoryDocumentSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        return Response(desk.export_story(self.get_story(story_id)))
+        return Response(cache.Encoded(self.get_representation(story_id, cache.DESK).body))
 
 
 class StoryNinjs(PublishedStoryMixin, ReadView):
@@ -118,8 +128,7 @@ class StoryNinjs(PublishedStoryMixin, ReadView):
 
     @extend_schema(responses={200: s.NinjsSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        story = self.get_story(story_id)
-        return Response(to_ninjs(desk.export_story(story), version=story.version))
+        return Response(cache.Encoded(self.get_representation(story_id, cache.NINJS).body))
 
 
 class NewsroomList(ReadView):
