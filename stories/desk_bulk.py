@@ -30,6 +30,7 @@ from django.db.models import Q
 
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, Manifest
+from newsroom.bulk import bulk_insert
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from newsroom.pagecache import bump
 
@@ -176,21 +177,23 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
         story.writer_agent = doc["writer"]["agent"]
         story.writer_run_id = doc["writer"]["run_id"]
         stories.append(story)
-    Story.objects.bulk_create(stories)
+    bulk_insert(Story, stories)
     pairs = list(zip(stories, docs))
 
     desk._replace_children(pairs, new=True)  # looked up on the module: the per-story path's writer
     fingerprints = []
     for story, doc in pairs:
         sig, claim_ids = fingerprint_of(doc)
-        fingerprints.append(StoryFingerprint(story=story, minhash=sig, claim_ids=claim_ids))
-    StoryFingerprint.objects.bulk_create(fingerprints)
-    Correction.objects.bulk_create(
+        fingerprints.append(StoryFingerprint(story_id=story.pk, minhash=sig, claim_ids=claim_ids))
+    bulk_insert(StoryFingerprint, fingerprints)
+    bulk_insert(
+        Correction,
         [
-            Correction(story=story, corrected_at=c["corrected_at"], kind=c["kind"], text=c["text"], created_by=user)
+            Correction(story_id=story.pk, corrected_at=c["corrected_at"], kind=c["kind"], text=c["text"], created_by=user)
             for story, doc in pairs
             for c in doc["corrections"]
-        ]
+        ],
+        ids=False,
     )
 
     # The revision of version 1, rendered from the document and the database's manifests
@@ -203,20 +206,23 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
         for cid, self_reported, has_text in Claim.objects.filter(id__in=claim_ids).values_list("id", "self_reported", "has_text")
     }
     profile = SiteProfile.load()
-    Revision.objects.bulk_create(
+    bulk_insert(
+        Revision,
         [
             Revision(
-                story=story,
+                story_id=story.pk,
                 version=1,
                 created_by=user,
                 data=desk.render(
-                    doc, manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
+                    {**doc, "id": story.id},  # an id-less document's story has its new id
+                    manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
                 ),
             )
             for story, doc in pairs
-        ]
+        ],
+        ids=False,
     )
-    AuditEntry.objects.bulk_create([AuditEntry(story=story, action=action, user=user, version=1) for story in stories])
+    bulk_insert(AuditEntry, [AuditEntry(story_id=story.pk, action=action, user=user, version=1) for story in stories], ids=False)
     bump("lists")  # what each Story post_save does (stories.cache); bulk_create sends none
 
 
