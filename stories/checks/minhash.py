@@ -46,10 +46,11 @@ def signature(words: list[str]) -> str:
     hashes = array("Q", b"".join([blake2b(sh.encode(), digest_size=8).digest() for sh in shingles(words)]))
     if sys.byteorder != "little":
         hashes.byteswap()
-    for h in hashes:
-        b, v = h & _BIN_MASK, h >> _BIN_BITS  # h % BINS, h // BINS
-        if mins[b] == _EMPTY or v < mins[b]:
-            mins[b] = v
+    # Each bin's smallest hash: the last one written when written largest first (a
+    # comprehension, not a comparison per hash). Within a bin, the smallest hash has the
+    # smallest h // BINS.
+    for b, h in {h & _BIN_MASK: h for h in sorted(hashes, reverse=True)}.items():
+        mins[b] = h >> _BIN_BITS
     if all(m == _EMPTY for m in mins):
         return "00" * BINS
     values = bytearray(BINS)

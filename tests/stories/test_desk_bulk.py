@@ -316,3 +316,11 @@ def test_signatures_are_what_they_were(words):
     from stories.checks import minhash
 
     assert minhash.signature(words) == _reference_signature(words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from("aZ09 .-_*\n\u0130\u212a\u00e9K")) | st.text())
+def test_words_are_what_they_were(text):
+    from stories.checks.text import _WORD, words
+
+    assert words(text) == [w.lower() for w in _WORD.findall(text)]
