@@ -324,3 +324,19 @@ def test_words_are_what_they_were(text):
     from stories.checks.text import _WORD, words
 
     assert words(text) == [w.lower() for w in _WORD.findall(text)]
+
+
+@pytest.mark.parametrize("copy_from", [bulk.COPY_FROM, 1], ids=["insert", "copy"])
+def test_bulk_insert_raises_djangos_integrity_error(db, monkeypatch, copy_from):
+    """What desk_bulk catches to retry a refused batch story by story."""
+    import datetime as dt
+
+    from django.db import IntegrityError
+
+    from newsroom.models import Edition
+
+    monkeypatch.setattr(bulk, "COPY_FROM", copy_from)
+    hour = dt.datetime(2026, 10, 16, 7, tzinfo=dt.timezone.utc)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        bulk.bulk_insert(Edition, [Edition(id="2026-10-16T07", starts_at=hour), Edition(id="2026-10-16T07", starts_at=hour)])
+    assert not Edition.objects.exists()
