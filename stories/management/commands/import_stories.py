@@ -48,9 +48,9 @@ class Command(BaseCommand):
 
 
 class Progress:
-    """A progress bar on a terminal: share of the file's bytes read, stories imported, rate
-    and time left, redrawn at most every ``PROGRESS_INTERVAL`` seconds; silent when standard
-    error is not a terminal (logs, CI)."""
+    """A progress bar on a terminal: share of the file's bytes read, stories read, rate and
+    time left, redrawn as lines are read, at most every ``PROGRESS_INTERVAL`` seconds; silent
+    when standard error is not a terminal (logs, CI)."""
 
     def __init__(self, out, name: str):
         self.out, self.name = out, name
@@ -63,9 +63,9 @@ class Progress:
         self.total = total_bytes
         self.started = time.monotonic()
 
-    def __call__(self, read_bytes: int, count: int, *, force: bool = False) -> None:
+    def __call__(self, read_bytes: int, count: int) -> None:
         self.read, self.count = read_bytes, count
-        if self.tty and (force or time.monotonic() - self.drawn_at >= PROGRESS_INTERVAL):
+        if self.tty and self.shown != (read_bytes, count) and time.monotonic() - self.drawn_at >= PROGRESS_INTERVAL:
             self._show()
 
     def _show(self) -> None:
@@ -129,8 +129,8 @@ def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> 
                     if len(batch) >= batch_size:
                         _write(batch, counts)
                         batch = []
-                        if progress:
-                            progress(read, sum(counts.values()))
+                    if progress:
+                        progress(read, sum(counts.values()) + len(batch))
                 _write(batch, counts)
                 if progress:
                     progress(read, sum(counts.values()))
