@@ -656,17 +656,18 @@ def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) ->
             story.related_links.all().delete()
 
     # One INSERT (or COPY) per table: bulk_insert sets the new rows' ids, which the rows
-    # below them point to (by id: cheaper to build than through the relations). Rows are in story order in every table, so that
-    # many stories written at once get the ids they would get written one by one.
+    # below them point to (by id: cheaper to build than through the relations). Rows are in
+    # story order in every table, so that many stories written at once get the ids they
+    # would get written one by one.
     fact_rows = [(n, i, f) for n, (_, doc) in enumerate(pairs) for i, f in enumerate(doc["key_facts"])]
     facts = bulk_insert(
         KeyFact,
-        [KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for n, i, f in fact_rows]
+        [KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for n, i, f in fact_rows],
     )
     section_rows = [(n, i, s) for n, (_, doc) in enumerate(pairs) for i, s in enumerate(doc["sections"])]
     sections = bulk_insert(
         Section,
-        [Section(story_id=pairs[n][0].pk, position=i, heading=s["heading"]) for n, i, s in section_rows]
+        [Section(story_id=pairs[n][0].pk, position=i, heading=s["heading"]) for n, i, s in section_rows],
     )
     rows = [(n, sec, j, p) for sec, (n, _, s) in zip(sections, section_rows) for j, p in enumerate(s["paragraphs"])]
     paragraphs = bulk_insert(Paragraph, [Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"]) for _, sec, j, p in rows])
