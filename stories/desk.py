@@ -579,7 +579,7 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.writer_run_id = doc["writer"]["run_id"]
     story.save()
 
-    _replace_children(story, doc, new=outcome == "created")
+    _replace_children([(story, doc)], new=outcome == "created")
     from .checks.fingerprint import refresh_fingerprint  # lazily: the checks import this module
 
     refresh_fingerprint(story, doc)  # not_a_repeat compares fingerprints, never other stories' text
@@ -640,38 +640,61 @@ def _create_stubs(doc: dict) -> None:
     )
 
 
-def _replace_children(story, doc: dict, *, new: bool = False) -> None:
+def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) -> None:
+    """Write the parts (key facts, sections, paragraphs, cites and their claims, images,
+    related links) of each (story, document) pair: one INSERT per table for all of them.
+    The bulk import (``stories.desk_bulk``) writes many new stories' parts through here too."""
+    from newsroom.bulk import bulk_insert
+
     from .models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
 
     if not new:  # a story just created has no parts to remove
-        story.key_facts.all().delete()
-        story.sections.all().delete()
-        story.images.all().delete()
-        story.related_links.all().delete()
+        for story, _ in pairs:
+            story.key_facts.all().delete()
+            story.sections.all().delete()
+            story.images.all().delete()
+            story.related_links.all().delete()
 
-    cite_rows: list[tuple[Cite, list[str]]] = []
+    # One INSERT (or COPY) per table: bulk_insert sets the new rows' ids, which the rows
+    # below them point to (by id: cheaper to build than through the relations). Rows are in
+    # story order in every table, so that many stories written at once get the ids they
+    # would get written one by one.
+    fact_rows = [(n, i, f) for n, (_, doc) in enumerate(pairs) for i, f in enumerate(doc["key_facts"])]
+    facts = bulk_insert(
+        KeyFact,
+        [KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for n, i, f in fact_rows],
+    )
+    section_rows = [(n, i, s) for n, (_, doc) in enumerate(pairs) for i, s in enumerate(doc["sections"])]
+    sections = bulk_insert(
+        Section,
+        [Section(story_id=pairs[n][0].pk, position=i, heading=s["heading"]) for n, i, s in section_rows],
+    )
+    rows = [(n, sec, j, p) for sec, (n, _, s) in zip(sections, section_rows) for j, p in enumerate(s["paragraphs"])]
+    paragraphs = bulk_insert(Paragraph, [Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"]) for _, sec, j, p in rows])
 
-    def add_cites(cites, **owner):
-        for k, cite in enumerate(cites):
-            cite_rows.append((Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"]))
-
-    # One INSERT per table: bulk_create sets the new rows' ids (PostgreSQL, SQLite >= 3.35),
-    # which the rows below them point to.
-    facts = KeyFact.objects.bulk_create(
-        [KeyFact(story=story, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for i, f in enumerate(doc["key_facts"])]
+    # Each story's cites in desk/1's order: its key facts' first, then its paragraphs'.
+    owners: list[list[tuple[dict, dict]]] = [[] for _ in pairs]
+    for kf, (n, _, fact) in zip(facts, fact_rows):
+        owners[n].append(({"key_fact_id": kf.pk}, fact))
+    for para, (n, _, _, data) in zip(paragraphs, rows):
+        owners[n].append(({"paragraph_id": para.pk}, data))
+    cite_rows: list[tuple[Cite, list[str]]] = [
+        (Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"])
+        for story_owners in owners
+        for owner, data in story_owners
+        for k, cite in enumerate(data["cites"])
+    ]
+    cites = bulk_insert(Cite, [row for row, _ in cite_rows])
+    bulk_insert(
+        CiteClaim,
+        [CiteClaim(cite_id=cite.pk, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)],
+        ids=False,
     )
-    for kf, fact in zip(facts, doc["key_facts"]):
-        add_cites(fact["cites"], key_fact=kf)
-    sections = Section.objects.bulk_create(
-        [Section(story=story, position=i, heading=s["heading"]) for i, s in enumerate(doc["sections"])]
+    bulk_insert(
+        Image, [Image(story_id=story.pk, position=i, **image) for story, doc in pairs for i, image in enumerate(doc["images"])], ids=False
     )
-    rows = [(sec, j, p) for sec, s in zip(sections, doc["sections"]) for j, p in enumerate(s["paragraphs"])]
-    paragraphs = Paragraph.objects.bulk_create([Paragraph(section=sec, position=j, markdown=p["markdown"]) for sec, j, p in rows])
-    for para, (_, _, data) in zip(paragraphs, rows):
-        add_cites(data["cites"], paragraph=para)
-    cites = Cite.objects.bulk_create([row for row, _ in cite_rows])
-    CiteClaim.objects.bulk_create(
-        [CiteClaim(cite=cite, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)]
+    bulk_insert(
+        RelatedLink,
+        [RelatedLink(story_id=story.pk, position=i, **rel) for story, doc in pairs for i, rel in enumerate(doc["related"])],
+        ids=False,
     )
-    Image.objects.bulk_create([Image(story=story, position=i, **image) for i, image in enumerate(doc["images"])])
-    RelatedLink.objects.bulk_create([RelatedLink(story=story, position=i, **rel) for i, rel in enumerate(doc["related"])])

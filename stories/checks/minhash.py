@@ -13,12 +13,16 @@ handful of C-level operations (see ``similarities``).
 from __future__ import annotations
 
 import hashlib
+import sys
+from array import array
 
 BINS = 128
 SHINGLE = 3
 _CHANCE = 1 / 256  # two different minima agree on their low byte this often
 _ROTATION_STEP = 0x9E3779B1  # offset added per hop when an empty bin borrows a neighbour's value
 _EMPTY = -1
+_BIN_BITS = BINS.bit_length() - 1  # BINS is a power of two
+_BIN_MASK = BINS - 1
 
 
 def _hash64(shingle: str) -> int:
@@ -28,17 +32,25 @@ def _hash64(shingle: str) -> int:
 def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
     if len(words) < size:
         return {" ".join(words)} if words else set()
+    if size == 3:  # the common case, without slicing
+        return {f"{a} {b} {c}" for a, b, c in zip(words, words[1:], words[2:])}
     return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
 def signature(words: list[str]) -> str:
     """The hex signature of a text's words (see ``stories.checks.text.words``)."""
     mins = [_EMPTY] * BINS
-    for sh in shingles(words):
-        h = _hash64(sh)
-        b, v = h % BINS, h // BINS
-        if mins[b] == _EMPTY or v < mins[b]:
-            mins[b] = v
+    # Every shingle's blake2b digest in one buffer, read back as little-endian 64-bit
+    # integers in C (as ``_hash64`` reads one): bulk imports fingerprint every story.
+    blake2b = hashlib.blake2b
+    hashes = array("Q", b"".join([blake2b(sh.encode(), digest_size=8).digest() for sh in shingles(words)]))
+    if sys.byteorder != "little":
+        hashes.byteswap()
+    # Each bin's smallest hash: the last one written when written largest first (a
+    # comprehension, not a comparison per hash). Within a bin, the smallest hash has the
+    # smallest h // BINS.
+    for b, h in {h & _BIN_MASK: h for h in sorted(hashes, reverse=True)}.items():
+        mins[b] = h >> _BIN_BITS
     if all(m == _EMPTY for m in mins):
         return "00" * BINS
     values = bytearray(BINS)

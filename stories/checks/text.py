@@ -25,9 +25,12 @@ _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_MARKS = re.compile(r"[*_`#>~]+")
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def plain(markdown: str) -> str:
     """Markdown to the words a reader sees (links keep their text)."""
-    return re.sub(r"\s+", " ", _MD_MARKS.sub("", _MD_LINK.sub(r"\1", markdown))).strip()
+    return _SPACES.sub(" ", _MD_MARKS.sub("", _MD_LINK.sub(r"\1", markdown))).strip()
 
 
 # A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals
@@ -74,6 +77,8 @@ def content_tokens(text: str) -> set[str]:
 
 def words(text: str) -> list[str]:
     """Every word, lowercased and unstemmed: what fingerprints shingle."""
+    if text.isascii():  # then lowering the text first lowers exactly the words' letters
+        return _WORD.findall(text.lower())
     return [w.lower() for w in _WORD.findall(text)]
 
 

@@ -46,7 +46,8 @@ MODELS = (
 HYPOTHESIS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
-PATH_TOKEN = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
+# A name is any key (decision_card keeps keys beyond its three, such as "0").
+PATH_TOKEN = re.compile(r"\.?([^.\[\]]+)|\[([0-9]+)\]")
 
 
 def row_counts() -> dict[str, int]:

@@ -436,15 +436,28 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_progress_is_shown_on_a_terminal_and_ends_its_line(tmp_path, db, story_doc, monkeypatch):
+def test_progress_is_a_bar_by_bytes_read_on_a_terminal_and_ends_its_line(tmp_path, db, story_doc, monkeypatch):
+    import re
+
     from stories.management.commands import import_stories
 
-    monkeypatch.setattr(import_stories, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(import_stories, "BATCH_SIZE", 2)
+    monkeypatch.setattr(import_stories, "PROGRESS_INTERVAL", 0)  # redraw after every line
     path = write_jsonl(tmp_path, [variant(story_doc, n) for n in range(1, 6)])
     err = FakeTerminal()
     call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
     shown = err.getvalue()
-    assert shown == f"\r{path}: 2 stories read\r{path}: 4 stories read\r{path}: 5 stories read\n"
+    assert shown.endswith("\n") and shown.count("\n") == 1
+    draws = shown[:-1].split("\r")[1:]
+    bar = re.compile(
+        re.escape(path) + r": \[(#*)(-*)\] +(\d+)% (\d+) stor(?:y|ies), \d+/s, ETA (\d\d:\d\d|\d+:\d\d:\d\d|--:--)\x1b\[K"
+    )
+    matches = [bar.fullmatch(d) for d in draws]
+    assert all(matches), draws
+    assert [int(m.group(4)) for m in matches] == [1, 2, 3, 4, 5]
+    shares = [int(m.group(3)) for m in matches]
+    assert shares == sorted(shares) and shares[-1] == 100 and 15 <= shares[0] <= 25  # bytes read
+    assert all(len(m.group(1)) + len(m.group(2)) == 30 for m in matches) and len(matches[-1].group(1)) == 30
 
 
 def test_no_progress_when_standard_error_is_not_a_terminal(tmp_path, db, story_doc):
@@ -470,4 +483,6 @@ def test_progress_for_a_single_story_file(tmp_path, db, story_doc):
     path = write_json(tmp_path, variant(story_doc, 1))
     err = FakeTerminal()
     call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
-    assert err.getvalue() == f"\r{path}: 1 story read\n"
+    shown = err.getvalue()
+    assert shown.startswith(f"\r{path}: [{'#' * 30}] 100% 1 story, ") and shown.endswith("/s, ETA 00:00\x1b[K\n")
+    assert shown.count("\r") == 1

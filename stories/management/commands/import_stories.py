@@ -1,13 +1,17 @@
 """Import desk/1 stories: one per .json file, one per line of a .jsonl file; upsert by id."""
 
+import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import connection, transaction
 
 from stories import desk
+from stories.desk_bulk import import_batch
 
-PROGRESS_EVERY = 100
+BATCH_SIZE = 500  # documents validated, then written together (stories.desk_bulk)
+PROGRESS_INTERVAL = 0.2  # seconds between redraws of the progress bar
+BAR_WIDTH = 30
 
 
 class Command(BaseCommand):
@@ -44,53 +48,106 @@ class Command(BaseCommand):
 
 
 class Progress:
-    """A line on a terminal counting the stories read from a file, redrawn every
-    ``PROGRESS_EVERY`` stories; silent when standard error is not a terminal (logs, CI)."""
+    """A progress bar on a terminal: share of the file's bytes read, stories read, rate and
+    time left, redrawn as lines are read, at most every ``PROGRESS_INTERVAL`` seconds; silent
+    when standard error is not a terminal (logs, CI)."""
 
     def __init__(self, out, name: str):
-        self.out, self.name, self.count, self.shown = out, name, 0, 0
+        self.out, self.name = out, name
         self.tty = out.isatty()
+        self.total = self.read = self.count = 0
+        self.started = self.drawn_at = time.monotonic()
+        self.shown = None
 
-    def __call__(self, n: int) -> None:
-        self.count = n
-        if self.tty and n % PROGRESS_EVERY == 0:
-            self._show(n)
+    def start(self, total_bytes: int) -> None:
+        self.total = total_bytes
+        self.started = time.monotonic()
 
-    def _show(self, n: int) -> None:
-        # Plain text: the stderr wrapper would colour it as an error otherwise.
-        self.out.write(f"\r{self.name}: {n} {'story' if n == 1 else 'stories'} read", ending="", style_func=str)
+    def __call__(self, read_bytes: int, count: int) -> None:
+        self.read, self.count = read_bytes, count
+        if self.tty and self.shown != (read_bytes, count) and time.monotonic() - self.drawn_at >= PROGRESS_INTERVAL:
+            self._show()
+
+    def _show(self) -> None:
+        now = time.monotonic()
+        share = min(1.0, self.read / self.total) if self.total else 1.0
+        filled = round(share * BAR_WIDTH)
+        elapsed = now - self.started
+        rate = self.count / elapsed if elapsed > 0 else 0.0
+        # Time left from the bytes still to read at the bytes-per-second so far.
+        eta = elapsed * (1 - share) / share if share > 0 else None
+        line = (
+            f"\r{self.name}: [{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {share:4.0%} "
+            f"{self.count} {'story' if self.count == 1 else 'stories'}, {rate:.0f}/s, ETA {_clock(eta)}"
+        )
+        # Plain text (the stderr wrapper would colour it as an error); \x1b[K clears what a
+        # longer line drawn before left behind.
+        self.out.write(line + "\x1b[K", ending="", style_func=str)
         self.out.flush()
-        self.shown = n
+        self.drawn_at, self.shown = now, (self.read, self.count)
 
     def done(self) -> None:
-        """Finish the line (with the final count) so that later output starts on its own."""
+        """Draw the final state and end the line, so that later output starts on its own."""
         if self.tty and self.count:
-            if self.count != self.shown:
-                self._show(self.count)
+            if self.shown != (self.read, self.count):
+                self._show()
             self.out.write("", style_func=str)
 
 
-def import_file(path: Path, *, progress=None) -> dict[str, int]:
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> dict[str, int]:
     """Import one file atomically: on any error nothing from the file is written.
-    A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction.
-    Errors name the file's line (JSONL) and the JSON path."""
+    A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction,
+    ``BATCH_SIZE`` documents at a time: each is validated, then the batch is written
+    (``stories.desk_bulk``). Errors name the file's line (JSONL) and the JSON path; the first
+    error in the file's order is the one reported."""
+    batch_size = batch_size or BATCH_SIZE
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     with transaction.atomic():
         if path.suffix.lower() == ".jsonl":
             with path.open("rb") as fh:
+                if progress:
+                    progress.start(path.stat().st_size)
+                batch, read = [], 0
                 for lineno, line in enumerate(fh, start=1):
+                    read += len(line)
                     if not line.strip():
                         continue
                     try:
                         doc = desk.parse(line)
-                        counts[desk.import_story(doc).outcome] += 1
                     except desk.DeskError as exc:
+                        import_batch(batch, counts)  # an error on an earlier line comes first
                         raise desk.DeskError(f"line {lineno}: {exc.path}", exc.message) from None
+                    batch.append((lineno, doc))
+                    if len(batch) >= batch_size:
+                        _write(batch, counts)
+                        batch = []
                     if progress:
-                        progress(sum(counts.values()))
+                        progress(read, sum(counts.values()) + len(batch))
+                _write(batch, counts)
+                if progress:
+                    progress(read, sum(counts.values()))
         else:
-            doc = desk.parse(path.read_bytes())
+            if progress:
+                progress.start(path.stat().st_size)
+            data = path.read_bytes()
+            doc = desk.parse(data)
             counts[desk.import_story(doc).outcome] += 1
             if progress:
-                progress(1)
+                progress(len(data), 1)
     return counts
+
+
+def _write(batch, counts) -> None:
+    import_batch(batch, counts)
+    # With DEBUG on, Django keeps the last 9,000 queries' SQL, and a batch's INSERTs are
+    # megabytes each: drop them (unless a test is capturing queries).
+    if not connection.force_debug_cursor:
+        connection.queries_log.clear()

@@ -1,0 +1,66 @@
+"""import_stories on a real database: wall rate, and the CPU of both ends (issue 7).
+
+    DEBUG=1 DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_import_fast \\
+        /usr/bin/time -v .venv/bin/python bench/import_rate.py --write 10000 --first 1000 /tmp/import-10000.jsonl
+
+``--write N`` first writes N generated stories to the file (``bench/import_stories.py``'s
+``write_stories``: the seed with its own ids and slugs; ``--first`` offsets them so that
+several files can go into one database). Then the file is imported into ``DATABASE_URL``
+(the database itself, not a test copy: migrate it and import the seed's manifests first),
+and one line reports the wall time and rate, this process's CPU, and the CPU of the
+PostgreSQL backend serving it (from /proc: the server must run on this machine). On a busy
+machine the wall rate mostly measures the wait for a core; the CPU figures do not.
+"""
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+
+def backend_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--write", type=int, metavar="N")
+    parser.add_argument("--first", type=int, default=0)
+    args = parser.parse_args()
+    if args.write:
+        from import_stories import write_stories  # bench/import_stories.py
+
+        write_stories(args.file, args.write, first=args.first)
+    n = sum(1 for line in args.file.open("rb") if line.strip())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    server0, wall0, own0 = backend_cpu(pid), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    call_command("import_stories", str(args.file))
+    wall, own, server = time.perf_counter() - wall0, resource.getrusage(resource.RUSAGE_SELF), backend_cpu(pid) - server0
+    client = own.ru_utime - own0.ru_utime + own.ru_stime - own0.ru_stime
+    print(
+        f"{n} stories: wall {wall:.1f} s ({n / wall:.0f}/s); client CPU {client:.1f} s ({n / client:.0f} per CPU-second); "
+        f"server CPU {server:.1f} s; together {n / (client + server):.0f} per CPU-second",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()
