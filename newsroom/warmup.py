@@ -3,9 +3,9 @@
 Django imports much of the site lazily, on the first request that needs it: the cache
 backend (and with it the Redis client, ~0.5 s), the URL configuration (every view module
 and DRF, ~0.5 s), each template on its first render. A new gunicorn worker -- at start-up
-and after every recycle (``max_requests``) -- therefore answered its first request in about
-0.8 s on a quiet machine and 3-4 s on a busy one, while requests queued behind it; see
-docs/benchmarks.md, "Load (issue 8)". ``warm()`` pays that once, before the worker accepts.
+and after every recycle (``max_requests``) -- therefore spent about 1 s on its first request
+(3-4 s on a busy 2-core machine) while requests queued behind it; see docs/benchmarks.md,
+"Load (issue 8)". ``warm()`` pays that once, before the worker accepts.
 
 It touches neither the database nor the network, so a worker still boots while PostgreSQL
 or Redis is down (the 503 path of ``DatabaseUnavailableMiddleware`` is unchanged).
