@@ -11,9 +11,14 @@ Every value can be changed from the environment without editing this file:
 - ``GUNICORN_TIMEOUT`` (30 s): a worker silent for this long is killed and replaced;
   ``GUNICORN_GRACEFUL_TIMEOUT`` (30 s): on reload/stop, in-flight requests get this long.
 - ``GUNICORN_KEEPALIVE`` (5 s): behind nginx, which keeps upstream connections open.
-- ``GUNICORN_MAX_REQUESTS`` (2000) + ``GUNICORN_MAX_REQUESTS_JITTER`` (200): each worker is
-  recycled after about that many requests, bounding any slow memory growth; the jitter keeps
-  the workers from all restarting at once.
+- ``GUNICORN_MAX_REQUESTS`` (20000) + ``GUNICORN_MAX_REQUESTS_JITTER`` (10000): each worker is
+  recycled after 20,000-30,000 requests, bounding slow memory growth (measured: about 0.2 MB
+  per 10,000 requests). The jitter is half the limit because the kernel spreads requests
+  evenly over the workers: with the old 2000 + 200, all five reached their limit within a
+  few seconds of each other and the site stopped answering while five new workers booted
+  (docs/benchmarks.md, "Load (issue 8)").
+- Each new worker is warmed (``post_worker_init``: URLconf, cache backend, templates; see
+  ``newsroom/warmup.py``) before it accepts, so its first request is not a cold one.
 - Logs: access and error log to stdout/stderr as JSON lines (``newsroom.logging``), each
   access line with the response's ``X-Request-ID``. Request headers (``Authorization``) are
   never written.
@@ -45,8 +50,8 @@ worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "30"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
-max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", "200"))
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
+max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", "10000"))
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # The worker heartbeat file on tmpfs: a disk-backed /tmp can stall it under I/O load.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -59,3 +64,11 @@ proc_name = "newsroom"
 # on one machine (a blue/green deploy, a benchmark) would fight over: off unless a path is set.
 control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
 control_socket_disable = not control_socket
+
+
+def post_worker_init(worker):
+    """Warm the new worker before it accepts: its first request would otherwise pay ~1 s of
+    lazy imports and template compiles while requests queue behind it (newsroom/warmup.py)."""
+    from newsroom.warmup import warm
+
+    worker.log.info("worker %s warmed in %.2f s", worker.pid, warm())

@@ -16,8 +16,9 @@ the database. Prints the figures as JSON on stdout and exits 0 when all checks p
 one fails, 2 when it cannot run (not PostgreSQL, no pg_ctlcluster).
 
 Restarting PostgreSQL disconnects everyone using the server: run it on a machine of your
-own (or a CI job of its own), never while others' tests run. Refuses to run unless
-FAULT_PG_RESTART=1.
+own, never while others' tests run. CI runs it last (bench/ci_load.sh, at the end of
+.ci/run). Refuses to run unless FAULT_PG_RESTART=1. Whatever fails, it starts the cluster
+again before exiting if it is not accepting connections.
 
 Environment: FAULT_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/newsroom_fault),
 FAULT_PORT (8011), FAULT_DURATION (20), FAULT_THREADS (8), FAULT_RESTART_AT (6),
@@ -154,15 +155,17 @@ def main() -> int:
         results, lock, stop = [], threading.Lock(), threading.Event()
         t0 = time.monotonic()
         with ThreadPoolExecutor(THREADS) as pool:
-            for w in range(THREADS):
-                pool.submit(drive, t0, stop, results, lock, w)
-            time.sleep(RESTART_AT)
-            restart_started = time.monotonic() - t0
-            if os.environ.get("FAULT_DRY_RUN") != "1":  # the dry run checks the harness alone
-                subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", *cluster(), "restart"], check=True)
-            restart_ended = time.monotonic() - t0
-            time.sleep(max(0.0, DURATION - (time.monotonic() - t0)))
-            stop.set()
+            try:
+                for w in range(THREADS):
+                    pool.submit(drive, t0, stop, results, lock, w)
+                time.sleep(RESTART_AT)
+                restart_started = time.monotonic() - t0
+                if os.environ.get("FAULT_DRY_RUN") != "1":  # the dry run checks the harness alone
+                    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", *cluster(), "restart"], check=True)
+                restart_ended = time.monotonic() - t0
+                time.sleep(max(0.0, DURATION - (time.monotonic() - t0)))
+            finally:
+                stop.set()  # else a failed restart leaves the client threads running forever
         workers_after = workers_of(server.pid)
         alive = server.poll() is None
         code = report(results, restart_started, restart_ended, workers_before, workers_after, alive)
@@ -173,8 +176,26 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        ensure_postgres()  # whatever failed, leave the machine's PostgreSQL running
     print(f"gunicorn log: {log.name}", file=sys.stderr)
     return code
+
+
+def ensure_postgres(wait: float = 30) -> bool:
+    """Start the cluster again if it is not accepting connections (a failed restart)."""
+    def ready() -> bool:
+        return subprocess.run(["pg_isready", "-h", "127.0.0.1", "-q"], check=False).returncode == 0
+
+    if ready():
+        return True
+    print("PostgreSQL is not accepting connections: starting the cluster", file=sys.stderr)
+    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", *cluster(), "start"], check=False)
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if ready():
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def report(results, restart_started, restart_ended, workers_before, workers_after, alive) -> int:

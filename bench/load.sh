@@ -25,10 +25,30 @@ for spec in "$@"; do
     echo
     echo "## wrk ${args[*]:0:3} $path"
     wrk "${args[@]:0:2}" -d"$WARMUP" "${args[@]:4}" "$BASE$path" >/dev/null
-    out="$(wrk "${args[@]}" "$BASE$path")"
-    echo "$out" | grep -v "^ *[0-9.]*% " | sed -E 's/(Bearer )[A-Za-z0-9_-]+/\1KEY/'
-    if grep -qE "Socket errors|Non-2xx or 3xx" <<<"$out"; then failed=1; echo "ERRORS in $path"; else echo "no errors"; fi
+    echo "start $(date -u +%T), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    out="$(wrk "${args[@]}" "$BASE$path")" || { echo "wrk failed on $path"; failed=1; continue; }
+    echo "$out" | sed -E 's/(Bearer |Api-Key )[A-Za-z0-9_.-]+/\1KEY/'
+    # wrk prints "Socket errors" only when one is non-zero, "Non-2xx or 3xx" likewise.
+    requests="$(awk '/ requests in / {print $1}' <<<"$out")"
+    rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
+    socket="$(sed -n 's/^ *Socket errors: //p' <<<"$out")"
+    status="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")"
+    echo "RESULT $path: ${requests:-0} requests, ${rps:-0} req/s, non-2xx/3xx ${status:-0}, socket errors: ${socket:-none}"
+    if [[ -n "$socket" || -n "$status" || "${requests:-0}" == 0 ]]; then failed=1; echo "ERRORS in $path"; else echo "no errors"; fi
 done
 echo
 echo "worker RSS after the run (MB): $(worker_rss); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# wrk never counts a request still unanswered when it stops, so a stall in the last seconds
+# hides from its figures: the server's log shows recycled, killed or slow workers instead.
+echo "gunicorn: $(grep -c 'Booting worker' "$server_log") worker boots for $workers workers," \
+     "$(grep -c 'WORKER TIMEOUT' "$server_log") worker timeouts (log: $server_log)"
+if [[ -f "${GUNICORN_ACCESSLOG:-}" ]]; then
+    "$PY" - "$GUNICORN_ACCESSLOG" <<'PYEOF'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+slow = sorted((r["duration_ms"] for r in rows), reverse=True)
+print(f"access log: {len(rows)} requests, slowest in the server {slow[0] if slow else 0:.0f} ms,"
+      f" {sum(d > 1000 for d in slow)} over 1 s")
+PYEOF
+fi
 exit "$failed"

@@ -52,3 +52,28 @@ def test_bind_follows_the_environment(monkeypatch, cores):
 
 def test_threads_switch_to_the_gthread_worker(monkeypatch, cores):
     assert load(monkeypatch, GUNICORN_THREADS="4")["worker_class"] == "gthread"
+
+
+def test_workers_recycle_rarely_and_far_apart(monkeypatch, cores):
+    """2000 + 200 made all five workers recycle within seconds of each other under even load,
+    stalling the site (docs/benchmarks.md, Load): the jitter is now half the limit."""
+    conf = load(monkeypatch)
+    assert conf["max_requests"] >= 10000
+    assert conf["max_requests_jitter"] * 2 >= conf["max_requests"]
+
+
+def test_a_new_worker_is_warmed_before_it_accepts(monkeypatch, cores):
+    conf = load(monkeypatch)
+    warmed = []
+
+    class Worker:
+        pid = 1234
+
+        class log:
+            @staticmethod
+            def info(message, *args):
+                warmed.append(message % args)
+
+    monkeypatch.setattr("newsroom.warmup.warm", lambda: 0.25)
+    conf["post_worker_init"](Worker())
+    assert warmed == ["worker 1234 warmed in 0.25 s"]
