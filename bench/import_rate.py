@@ -4,8 +4,9 @@
         /usr/bin/time -v .venv/bin/python bench/import_rate.py --write 10000 --first 1000 /tmp/import-10000.jsonl
 
 ``--write N`` first writes N generated stories to the file (``bench/import_stories.py``'s
-``write_stories``: the seed with its own ids and slugs; ``--first`` offsets them so that
-several files can go into one database). Then the file is imported into ``DATABASE_URL``
+``write_stories``: the seed with its own ids and slugs, or with ``--shape small`` the shape
+``generate_scale_data`` makes; ``--first`` offsets them so that several files can go into
+one database). Then the file is imported into ``DATABASE_URL``
 (the database itself, not a test copy: migrate it and import the seed's manifests first),
 and one line reports the wall time and rate, this process's CPU, and the CPU of the
 PostgreSQL backend serving it (from /proc: the server must run on this machine). On a busy
@@ -42,11 +43,15 @@ def main() -> None:
     parser.add_argument("file", type=Path)
     parser.add_argument("--write", type=int, metavar="N")
     parser.add_argument("--first", type=int, default=0)
+    parser.add_argument(
+        "--shape", choices=["seed", "small"], default="seed",
+        help="seed: copies of the demo story (8 paragraphs, 5 key facts); small: the shape generate_scale_data makes",
+    )
     args = parser.parse_args()
     if args.write:
         from import_stories import write_stories  # bench/import_stories.py
 
-        write_stories(args.file, args.write, first=args.first)
+        write_stories(args.file, args.write, first=args.first, shape=args.shape)
     n = sum(1 for line in args.file.open("rb") if line.strip())
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")

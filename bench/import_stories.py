@@ -28,8 +28,17 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 
-def write_stories(path: Path, n: int, *, first: int = 0) -> None:
+def small_story(seed: dict) -> dict:
+    """The shape ``generate_scale_data`` makes: one section with one cited paragraph, one
+    key fact; no images or corrections (about a tenth of the seed's size)."""
+    section = dict(seed["sections"][0], paragraphs=seed["sections"][0]["paragraphs"][:1])
+    return dict(seed, sections=[section], key_facts=seed["key_facts"][:1], images=[], corrections=[])
+
+
+def write_stories(path: Path, n: int, *, first: int = 0, shape: str = "seed") -> None:
     seed = json.loads((ROOT / "demo" / "agent-training-stack.json").read_text(encoding="utf-8"))
+    if shape == "small":
+        seed = small_story(seed)
     with path.open("w", encoding="utf-8") as fh:
         for i in range(first, first + n):
             doc = dict(seed, id=str(1792300000000000000 + i), slug=f"bench-{i}", related=[])
