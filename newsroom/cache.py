@@ -16,6 +16,7 @@ import functools
 import logging
 import time
 
+from django.core.cache import BaseCache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -93,3 +94,39 @@ class DegradingRedisCache(RedisCache):
     delete_many = _degrades_to(_nothing)(RedisCache.delete_many)
     incr = _degrades_to(_missing_key)(RedisCache.incr)
     clear = _degrades_to(_false)(RedisCache.clear)
+
+    @_degrades_to(lambda *args, **kwargs: (None, None))
+    def count(self, name: str, ttl: int, other: str | None = None) -> tuple[int | None, int | None]:
+        """``count_and_read`` in one round trip: INCR, EXPIRE NX and GET in a pipeline."""
+        key = self.make_and_validate_key(name)
+        pipe = self._cache.get_client(key, write=True).pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, ttl, nx=True)
+        if other is not None:
+            pipe.get(self.make_and_validate_key(other))
+        results = pipe.execute()
+        return results[0], (int(results[2]) if other is not None and results[2] is not None else None)
+
+
+def count_and_read(cache: BaseCache, name: str, ttl: int, other: str | None = None) -> tuple[int | None, int | None]:
+    """Add one to the counter ``name`` (made to live ``ttl`` seconds by its first use) and
+    read the counter ``other``: ``(new count, other's count or None)``. The count is None
+    when the cache is unreachable (callers fail open).
+
+    On Redis (``DegradingRedisCache``) it is one round trip whatever the counts, where a
+    pickled list (DRF's throttle history) grows with the rate; elsewhere ``add``/``incr``/``get``.
+    Counters are plain integers, so ``cache.get`` reads them and ``cache.decr`` moves them.
+    """
+    if isinstance(cache, DegradingRedisCache):
+        return cache.count(name, ttl, other)
+    try:
+        value = cache.incr(name)
+    except ValueError:  # the first use (or the counter expired)
+        value = 1 if cache.add(name, 1, ttl) else None
+        if value is None:
+            try:
+                value = cache.incr(name)  # another request made it between our incr and add
+            except ValueError:
+                value = None  # the cache keeps nothing or is unreachable
+    seen = cache.get(other) if other is not None else None
+    return value, seen

@@ -1,7 +1,7 @@
 """Per-key bookkeeping without a database write on every request.
 
 - The day's request count is a counter in the cache (``apiusage:<key id>:<day>``), one
-  ``incr`` a request. A cache that keeps nothing (``dummycache://``) or is unreachable
+  round trip a request (``newsroom.cache.count_and_read``). A cache that keeps nothing (``dummycache://``) or is unreachable
   counts in the database instead, one upsert a request, as before.
 - ``ApiKey.last_used_at`` is written at most once a ``LAST_USED_EVERY`` per key: when the
   time read with the key is older, a conditional UPDATE (so that of several workers only
@@ -23,6 +23,8 @@ from django.core.cache.backends.dummy import DummyCache
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Q
 from django.utils import timezone
+
+from newsroom.cache import count_and_read
 
 from . import keys
 from .models import ApiKey, ApiKeyUsage
@@ -52,17 +54,8 @@ def _count(key_id: int, day: dt.date) -> None:
     if isinstance(caches["default"], DummyCache):  # keeps nothing: count where it is kept
         ApiKeyUsage.count_request(key_id, day, using=DEFAULT_DB_ALIAS)
         return
-    name = counter_key(key_id, day)
-    try:
-        cache.incr(name)
-        return
-    except ValueError:
-        pass  # the day's first request (or the counter was lost)
-    if cache.add(name, 1, COUNTER_TTL):
-        return
-    try:
-        cache.incr(name)  # another request made it between our incr and add
-    except ValueError:  # the cache is unreachable: count in the database
+    counted, _ = count_and_read(caches["default"], counter_key(key_id, day), COUNTER_TTL)
+    if counted is None:  # the cache is unreachable: count in the database
         ApiKeyUsage.count_request(key_id, day, using=DEFAULT_DB_ALIAS)
 
 

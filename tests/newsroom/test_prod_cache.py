@@ -87,3 +87,63 @@ def test_with_redis_up_values_round_trip(settings):
     assert cache.add("n", 1) is True
     assert cache.incr("n") == 2
     cache.delete_many(["k", "n"])
+
+
+@pytest.fixture(params=["locmem", "redis"])
+def counting_cache(request, settings):
+    if request.param == "redis":
+        if not redis_is_up():
+            pytest.skip("no Redis on 127.0.0.1:6379")
+        settings.CACHES = {
+            "default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}
+        }
+    else:
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}}
+    cache = caches["default"]
+    yield cache
+    cache.delete_many(["c", "other"])
+
+
+def test_count_and_read_counts_reads_the_other_counter_and_plain_gets_see_it(counting_cache):
+    from newsroom.cache import count_and_read
+
+    assert count_and_read(counting_cache, "c", 60) == (1, None)
+    assert count_and_read(counting_cache, "c", 60, other="other") == (2, None)
+    counting_cache.set("other", 5)
+    assert count_and_read(counting_cache, "c", 60, other="other") == (3, 5)
+    assert counting_cache.get("c") == 3  # a plain integer: usage.flush reads and decrements it
+    assert counting_cache.decr("c", 3) == 0
+
+
+@pytest.mark.skipif(not redis_is_up(), reason="no Redis on 127.0.0.1:6379")
+def test_count_and_read_on_redis_is_one_round_trip_and_sets_the_ttl_once(settings):
+    from newsroom.cache import count_and_read
+
+    settings.CACHES = {"default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}}
+    cache = caches["default"]
+    client = cache._cache.get_client(write=True)
+    key = cache.make_and_validate_key("c")
+    commands = []
+    original = client.__class__.pipeline
+
+    def spy(self, *args, **kwargs):
+        pipe = original(self, *args, **kwargs)
+        execute = pipe.execute
+        pipe.execute = lambda *a, **kw: commands.append(len(pipe.command_stack)) or execute(*a, **kw)
+        return pipe
+
+    client.__class__.pipeline = spy
+    try:
+        count_and_read(cache, "c", 100, other="other")
+        count_and_read(cache, "c", 5000)
+    finally:
+        client.__class__.pipeline = original
+    assert commands == [3, 2]  # one pipeline (one round trip) per call
+    assert 0 < client.ttl(key) <= 100  # EXPIRE NX: the first use set it, the second left it
+    cache.delete("c")
+
+
+def test_count_and_read_fails_open_when_redis_is_down(down_cache):
+    from newsroom.cache import count_and_read
+
+    assert count_and_read(down_cache, "c", 60, other="other") == (None, None)

@@ -158,3 +158,42 @@ def test_key_bookkeeping_does_not_pin_a_partner_to_the_primary(read_key):
         assert state.wrote is True
     finally:
         router.routers = original
+
+
+class Clock:
+    def __init__(self, now: float):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+def test_throttle_is_a_sliding_window_a_burst_at_the_edge_cannot_double_the_rate(settings, read_key, monkeypatch):
+    from syndication.auth import PartnerRateThrottle
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"partner": "4/min"}}
+    clock = Clock(1_900_000_000 * 60 + 50.0)  # 50 s into a minute window
+    monkeypatch.setattr(PartnerRateThrottle, "timer", clock)
+    api = client_for(read_key[1])
+    assert [api.get(URL).status_code for _ in range(5)] == [200, 200, 200, 200, 429]
+    clock.now += 15  # 5 s into the next window: 4 * (55/60) of the last window still counts
+    response = api.get(URL)
+    assert response.status_code == 429  # a fixed window would have allowed 4 more here
+    assert 0 < int(response["Retry-After"]) <= 60
+    clock.now += 20  # 25 s in: 4 * 35/60 = 2.33 still counts, so one more fits
+    assert [api.get(URL).status_code for _ in range(2)] == [200, 429]
+    clock.now += 60 * 2  # both windows slid past: the whole budget again
+    assert [api.get(URL).status_code for _ in range(5)] == [200, 200, 200, 200, 429]
+
+
+def test_refused_requests_do_not_use_up_the_budget(settings, read_key, monkeypatch):
+    from syndication.auth import PartnerRateThrottle
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"partner": "2/min"}}
+    clock = Clock(1_900_000_000 * 60.0)  # the start of a window
+    monkeypatch.setattr(PartnerRateThrottle, "timer", clock)
+    api = client_for(read_key[1])
+    assert [api.get(URL).status_code for _ in range(2)] == [200, 200]
+    assert all(api.get(URL).status_code == 429 for _ in range(10))  # a client retrying in a loop
+    clock.now += 60 * 2
+    assert [api.get(URL).status_code for _ in range(3)] == [200, 200, 429]
