@@ -139,6 +139,8 @@ class Story(models.Model):
         indexes = [
             models.Index(fields=["status", "newsroom", "-published_at"], name="story_newsroom_latest"),
             models.Index(fields=["status", "updated_at", "id"], name="story_updated_cursor"),
+            # the home page and the feeds read the newest stories of all newsrooms together
+            models.Index(fields=["status", "-published_at"], name="story_latest"),
         ]
         permissions = [
             ("publish_story", "Can publish, unpublish and schedule stories"),
@@ -304,6 +306,7 @@ class Correction(models.Model):
 
     class Meta:
         ordering = ["corrected_at", "id"]
+        indexes = [models.Index(fields=["-corrected_at", "-id"], name="correction_latest")]  # /corrections/ pages
         constraints = [
             models.CheckConstraint(condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"),
             models.CheckConstraint(condition=~Q(text=""), name="correction_text_not_empty"),
