@@ -2,8 +2,8 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed dozen more when it
-is not, whatever the story's size.
+is cached (the story's id/version row and the site profile) and a fixed nine more when it
+is not (``Story.objects.loaded()``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
@@ -95,7 +95,7 @@ def _last_modified(request, date, slug):
 
 
 def _render(fmt: str, lookup: _Lookup, request) -> bytes:
-    story = Story.objects.published().with_everything().filter(pk=lookup.story.pk).first()
+    story = Story.objects.published().loaded(lookup.story.pk)
     if story is None:  # unpublished since the lookup, a moment ago
         raise Http404("no such story")
     d = desk.export_story(story, profile=lookup.profile)
