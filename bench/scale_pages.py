@@ -4,11 +4,12 @@
     CACHE_URL=dummycache:// DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale \\
         .venv/bin/python bench/scale_pages.py [--runs 15] [--deep-page 10000]
 
-Pages: the demo story, its newsroom page, the API story list's first page and its
-``--deep-page``th cursor page (the cursor of the row that page starts after, at the API's
-default page size; skipped when the database has fewer stories). Prints the median and the
-query count of each. Run it on the demo database and on the generated one
-(``manage.py generate_scale_data``) and compare.
+Pages: the demo story, its newsroom page and that page's ``--deep-page``th older page (the
+``?before=`` cursor of the row it starts after), the home page, the demo's edition page, the
+API story list's first page and its ``--deep-page``th cursor page (the cursor of the row that
+page starts after, at the API's default page size). Deep pages are skipped when the database
+has fewer stories. Prints the median and the query count of each. Run it on the demo
+database and on the generated one (``manage.py generate_scale_data``) and compare.
 """
 
 import argparse
@@ -30,6 +31,8 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
+from newsroom import keyset  # noqa: E402
+from newsroom.views import PAGE_SIZE  # noqa: E402
 from stories.models import Story  # noqa: E402
 from syndication.models import ApiKey, Partner  # noqa: E402
 from syndication.pagination import KeysetPagination, encode_cursor  # noqa: E402
@@ -56,10 +59,16 @@ def main():
     _, key = ApiKey.issue(partner=partner, scope="read")
     auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
     demo = Story.objects.get(id="81")
-    pages = [("story page", demo.get_absolute_url(), {}), ("newsroom page", f"/n/{demo.newsroom.slug}/", {}),
-             ("API list, first page", "/api/v1/stories/", auth)]  # fmt: skip
-    size = KeysetPagination.page_size
+    newsroom_url = f"/n/{demo.newsroom.slug}/"
+    pages = [("story page", demo.get_absolute_url(), {}), ("newsroom page", newsroom_url, {})]
     total = Story.objects.published().count()
+    in_newsroom = Story.objects.published().in_newsroom(demo.newsroom).newest_first()
+    if in_newsroom.count() > args.deep_page * PAGE_SIZE:
+        row = in_newsroom.values_list("published_at", "id")[(args.deep_page - 1) * PAGE_SIZE - 1]
+        pages.append((f"newsroom page, {args.deep_page}th page", f"{newsroom_url}?before={keyset.encode_cursor(*row)}", {}))
+    pages += [("home page", "/", {}), ("edition page (the demo's)", f"/editions/{demo.edition_id}/", {}),
+              ("API list, first page", "/api/v1/stories/", auth)]  # fmt: skip
+    size = KeysetPagination.page_size
     if total > args.deep_page * size:
         row = Story.objects.published().order_by("updated_at", "id").values_list("updated_at", "id")[args.deep_page * size - 1]
         pages.append((f"API list, page {args.deep_page}", f"/api/v1/stories/?cursor={encode_cursor(*row)}", auth))

@@ -8,7 +8,7 @@ import json
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import Max
+from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Coalesce, Greatest
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -18,7 +18,7 @@ from django.utils.html import escape
 from newsroom.models import Newsroom
 from newsroom.pagecache import list_page, public
 
-from .models import Story
+from .models import Correction, Story
 from .renderings import site_name
 
 FEED_SIZE = 50
@@ -29,7 +29,10 @@ def feed_stories(newsroom: Newsroom | None = None):
     qs = Story.objects.published().select_related("newsroom", "beat")
     if newsroom is not None:
         qs = qs.in_newsroom(newsroom)
-    qs = qs.annotate(last_change=Greatest("published_at", Coalesce(Max("corrections__corrected_at"), "published_at")))
+    # A subquery per listed story, not Max() over a join: a GROUP BY would aggregate every
+    # published story before the LIMIT (seconds at a million stories).
+    latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
+    qs = qs.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
     return qs.newest_first()[:FEED_SIZE]
 
 

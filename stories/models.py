@@ -51,6 +51,38 @@ class StoryQuerySet(models.QuerySet):
             Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
         )
 
+    def loaded(self, pk):
+        """The story ``pk`` with everything a rendering reads, as ``with_everything()`` loads
+        it, or None when it is not in this queryset: in nine queries rather than eleven, as
+        the cites of all its key facts and paragraphs come in one query and all their claims
+        in another (``with_everything()`` prefetches each level per owner kind)."""
+        story = (
+            self.select_related("newsroom", "beat", "edition")
+            .prefetch_related(
+                "key_facts",
+                Prefetch("sections", queryset=Section.objects.prefetch_related("paragraphs")),
+                "images",
+                "related_links",
+                Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
+            )
+            .filter(pk=pk)
+            .first()
+        )
+        if story is None:
+            return None
+        facts = list(story.key_facts.all())
+        paragraphs = [p for s in story.sections.all() for p in s.paragraphs.all()]
+        cites = list(
+            Cite.objects.filter(Q(key_fact__in=[f.pk for f in facts]) | Q(paragraph__in=[p.pk for p in paragraphs])).select_related(
+                "manifest__publisher"
+            )
+        )
+        claims = CiteClaim.objects.filter(cite__in=[c.pk for c in cites]).select_related("claim").order_by("position", "id") if cites else []
+        _set_prefetched(cites, "claims", claims, "cite_id")
+        _set_prefetched(facts, "cites", [c for c in cites if c.key_fact_id is not None], "key_fact_id")
+        _set_prefetched(paragraphs, "cites", [c for c in cites if c.paragraph_id is not None], "paragraph_id")
+        return story
+
     def search(self, query: str):
         """Stories matching ``query`` in headline, dek or paragraphs, best first: ranked
         full-text search on PostgreSQL (computed on the fly; see docs/site.md for the
@@ -89,6 +121,18 @@ class StoryQuerySet(models.QuerySet):
             .annotate(search_rank=SearchRank(models.F("search_document"), search_query))
             .order_by("-search_rank", "-published_at", "-id")
         )
+
+
+def _set_prefetched(owners, name: str, rows, owner_field: str) -> None:
+    """Put ``rows`` (in order) where ``prefetch_related(name)`` would have, so that
+    ``owner.<name>.all()`` answers from them without a query."""
+    by_owner = {}
+    for row in rows:
+        by_owner.setdefault(getattr(row, owner_field), []).append(row)
+    for owner in owners:
+        qs = getattr(owner, name).get_queryset()
+        qs._result_cache, qs._prefetch_done = by_owner.get(owner.pk, []), True
+        owner.__dict__.setdefault("_prefetched_objects_cache", {})[name] = qs
 
 
 class Story(models.Model):
@@ -139,6 +183,8 @@ class Story(models.Model):
         indexes = [
             models.Index(fields=["status", "newsroom", "-published_at"], name="story_newsroom_latest"),
             models.Index(fields=["status", "updated_at", "id"], name="story_updated_cursor"),
+            # the home page and the feeds read the newest stories of all newsrooms together
+            models.Index(fields=["status", "-published_at"], name="story_latest"),
         ]
         permissions = [
             ("publish_story", "Can publish, unpublish and schedule stories"),
@@ -304,6 +350,7 @@ class Correction(models.Model):
 
     class Meta:
         ordering = ["corrected_at", "id"]
+        indexes = [models.Index(fields=["-corrected_at", "-id"], name="correction_latest")]  # /corrections/ pages
         constraints = [
             models.CheckConstraint(condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"),
             models.CheckConstraint(condition=~Q(text=""), name="correction_text_not_empty"),

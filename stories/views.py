@@ -2,8 +2,8 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed dozen more when it
-is not, whatever the story's size.
+is cached (the story's id/version row and the site profile) and a fixed nine more when it
+is not (``Story.objects.loaded()``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
@@ -19,8 +19,10 @@ from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.http import urlencode
 from django.views.decorators.http import condition, require_safe
 
+from newsroom.keyset import Keyset, Page
 from newsroom.models import SiteProfile
 from newsroom.pagecache import (
     PAGE_TTL,
@@ -93,7 +95,7 @@ def _last_modified(request, date, slug):
 
 
 def _render(fmt: str, lookup: _Lookup, request) -> bytes:
-    story = Story.objects.published().with_everything().filter(pk=lookup.story.pk).first()
+    story = Story.objects.published().loaded(lookup.story.pk)
     if story is None:  # unpublished since the lookup, a moment ago
         raise Http404("no such story")
     d = desk.export_story(story, profile=lookup.profile)
@@ -206,25 +208,43 @@ story_text = _story_view("txt")
 # --------------------------------------------------------------------------- lists
 
 PAGE_SIZE = 20
+CORRECTIONS_PAGE_SIZE = 50
+SEARCH_PAGES = 50  # a search result list ends here: ranked pages go by OFFSET
 
 
-def page_of(request, queryset, per_page: int = PAGE_SIZE):
-    """The requested page of a queryset; a page out of range is not found."""
-    from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
-
+def search_page(request, queryset, query: str) -> Page:
+    """The requested page of ranked results, without a total: one more row than a page
+    says whether another follows. Past the first, an empty page is not found."""
     try:
-        return Paginator(queryset, per_page).page(request.GET.get("page") or 1)
-    except (EmptyPage, PageNotAnInteger):
+        number = int(request.GET.get("page") or 1)
+    except ValueError:
         raise Http404("no such page") from None
+    if not 1 <= number <= SEARCH_PAGES:
+        raise Http404("no such page")
+    per_page = PAGE_SIZE
+    start = (number - 1) * per_page
+    rows = list(queryset[start : start + per_page + 1])
+    if number > 1 and not rows:
+        raise Http404("no such page")
+
+    def url(n):
+        return f"{request.path}?{urlencode({'q': query, **({'page': n} if n > 1 else {})})}"
+
+    older = url(number + 1) if len(rows) > per_page and number < SEARCH_PAGES else None
+    return Page(rows[:per_page], url(number - 1) if number > 1 else None, older, number)
 
 
 @require_safe
 @public
 @list_page
 def corrections(request):
-    """Every correction on a published story, newest first."""
-    rows = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story").order_by("-corrected_at", "-id")
-    return render(request, "stories/corrections.html", {"page": page_of(request, rows, 50)})
+    """Every correction on a published story, newest first, ``?before=`` pages (``newsroom.keyset``)."""
+    rows = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
+    pages = Keyset(request, rows, "corrected_at", per_page=CORRECTIONS_PAGE_SIZE)
+    moved = pages.legacy_redirect()
+    if moved is not None:
+        return moved
+    return render(request, "stories/corrections.html", {"page": pages.page()})
 
 
 @require_safe
@@ -235,5 +255,5 @@ def search(request):
     query = " ".join(request.GET.get("q", "").split())[:200]
     results = None
     if query:
-        results = page_of(request, Story.objects.published().select_related("newsroom", "beat").search(query))
+        results = search_page(request, Story.objects.published().select_related("newsroom", "beat").search(query), query)
     return render(request, "stories/search.html", {"query": query, "page": results})

@@ -1,8 +1,12 @@
 """Home, newsroom, edition and reuse pages: published stories only, newest first."""
 
 import json
+import re
+from html import unescape
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from stories.models import Story
 from tests.factories import NewsroomFactory
@@ -40,25 +44,117 @@ def test_home_with_nothing_published(client, db):
     assert "No stories have been published yet." in client.get("/").content.decode()
 
 
-def test_newsroom_page_is_paginated_newest_first(client, newsroom_stories):
-    first = client.get("/n/artificial-intelligence/").content.decode()
+NEWSROOM = "/n/artificial-intelligence/"
+CARD = re.compile(r'class="story-card">\s*<h2><a href="/stories/[0-9-]+/([a-z0-9-]+)/"')
+
+
+def links(html: str) -> dict:
+    """The pagination's links by rel, unescaped."""
+    nav = html[html.index('<nav class="pagination"') :] if '<nav class="pagination"' in html else ""
+    return {rel: unescape(href) for rel, href in re.findall(r'<a rel="(prev|next)" href="([^"]*)"', nav)}
+
+
+def slugs(html: str) -> list[str]:
+    return CARD.findall(html)
+
+
+def test_newsroom_page_is_paginated_newest_first_without_a_total(client, newsroom_stories):
+    first = client.get(NEWSROOM).content.decode()
     assert first.index("story-23/") < first.index("story-22/")
-    assert first.count('class="story-card"') == 20
-    assert "Page 1 of 2" in first and 'rel="next" href="?page=2"' in first
-    second = client.get("/n/artificial-intelligence/?page=2").content.decode()
-    assert second.count('class="story-card"') == 6  # 25 + the demo story
-    assert "agent-training-stack" in second
+    assert len(slugs(first)) == 20
+    assert "Page 1 of" not in first and " of 2" not in first
+    older = links(first)
+    assert set(older) == {"next"} and older["next"].startswith(NEWSROOM + "?before=")
+    assert '>Older</a>' in first and ">Newer</a>" not in first
+    second = client.get(older["next"]).content.decode()
+    assert slugs(second) == ["story-03", "story-02", "story-01", "story-24", "story-00", "agent-training-stack"]
+    assert links(second) == {"prev": NEWSROOM}  # the newer page is the first
     assert "secret-draft" not in first + second
-    assert client.get("/n/artificial-intelligence/?page=3").status_code == 404
-    assert client.get("/n/artificial-intelligence/?page=x").status_code == 404
+
+
+def test_walking_older_then_newer_visits_every_story_once_in_order(client, newsroom_stories, monkeypatch):
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 5)
+    expected = [s.slug for s in Story.objects.published().order_by("-published_at", "-id")]
+    assert len(expected) == 26
+    pages, url = [], NEWSROOM
+    while url:
+        html = client.get(url).content.decode()
+        pages.append((url, slugs(html)))
+        url = links(html).get("next")
+    assert [s for _, page in pages for s in page] == expected
+    assert [len(page) for _, page in pages] == [5, 5, 5, 5, 5, 1]
+    # back up from the last page: each "Newer" link leads to the page before it
+    for (newer_url, newer_slugs), (url, _) in zip(pages[-2::-1], pages[:0:-1]):
+        assert links(client.get(url).content.decode())["prev"] == newer_url
+        assert slugs(client.get(newer_url).content.decode()) == newer_slugs
+
+
+def test_stories_sharing_a_publication_time_are_split_across_pages_without_loss(client, newsroom_stories, monkeypatch, seed_doc):
+    for i in range(4):
+        make_story(seed_doc, id=f"97{i:02d}", slug=f"same-minute-{i}", published_at="2026-10-17T23:00:00Z", edition="2026-10-17T23")
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    seen, url = [], NEWSROOM
+    while url:
+        html = client.get(url).content.decode()
+        seen += slugs(html)
+        url = links(html).get("next")
+    assert seen[:5] == ["same-minute-3", "same-minute-2", "same-minute-1", "same-minute-0", "story-23"]
+    assert len(seen) == len(set(seen)) == 30
+
+
+def test_old_page_numbers_still_answer(client, newsroom_stories):
+    first = client.get(NEWSROOM + "?page=1")
+    assert first.status_code == 301 and first["Location"] == NEWSROOM
+    second = client.get(NEWSROOM + "?page=2")
+    assert second.status_code == 302
+    assert second["Location"] == links(client.get(NEWSROOM).content.decode())["next"]
+    for gone in ("?page=3", "?page=0", "?page=x", "?page=999999999999999999999"):
+        assert client.get(NEWSROOM + gone).status_code == 404, gone
+
+
+def test_old_page_numbers_keep_the_beat(client, newsroom_stories, monkeypatch):
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    assert client.get(NEWSROOM + "?beat=policy&page=1")["Location"] == NEWSROOM + "?beat=policy"
+    location = client.get(NEWSROOM + "?beat=policy&page=2")["Location"]
+    assert location.startswith(NEWSROOM + "?beat=policy&before=")
+    assert slugs(client.get(location).content.decode()) == ["story-10", "story-05"]
+
+
+@pytest.mark.parametrize("cursor", ["x", "20261017T000000Z", "20261317T000000Z_9500", "20261017T000000Z_95/00", "2026-10-17T00:00:00Z_9500", "20261017T000000.5Z_1"])
+def test_a_cursor_the_site_did_not_give_out_is_not_found(client, newsroom_stories, cursor):
+    assert client.get(NEWSROOM, {"before": cursor}).status_code == 404
+
+
+def test_a_cursor_older_than_every_story_is_not_found(client, newsroom_stories):
+    assert client.get(NEWSROOM + "?before=20000101T000000Z_1").status_code == 404
+
+
+def test_a_cursor_with_microseconds_round_trips(client, newsroom_stories, monkeypatch):
+    Story.objects.filter(id="9523").update(published_at="2026-10-17T23:00:00.250000Z")
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 1)
+    older = links(client.get(NEWSROOM).content.decode())["next"]
+    assert older == NEWSROOM + "?before=20261017T230000.250000Z_9523"
+    assert slugs(client.get(older).content.decode()) == ["story-22"]
 
 
 def test_newsroom_page_filters_by_beat(client, newsroom_stories):
-    html = client.get("/n/artificial-intelligence/?beat=policy").content.decode()
+    html = client.get(NEWSROOM + "?beat=policy").content.decode()
     assert html.count('class="story-card"') == 5
     assert "story-05/" in html and "story-01/" not in html
     assert 'href="?beat=policy" aria-current="page"' in html
-    assert client.get("/n/artificial-intelligence/?beat=nope").status_code == 404
+    assert client.get(NEWSROOM + "?beat=nope").status_code == 404
+
+
+def test_a_beat_s_pages_keep_the_beat(client, newsroom_stories, monkeypatch):
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    first = client.get(NEWSROOM + "?beat=policy").content.decode()
+    assert slugs(first) == ["story-20", "story-15"]
+    older = links(first)["next"]
+    assert older == NEWSROOM + "?beat=policy&before=20261017T150000Z_9515"
+    assert 'href="/n/artificial-intelligence/?beat=policy&amp;before=20261017T150000Z_9515"' in first  # escaped in HTML
+    second = client.get(older).content.decode()
+    assert slugs(second) == ["story-10", "story-05"]
+    assert links(second)["prev"] == NEWSROOM + "?beat=policy"
 
 
 def test_newsroom_page_has_feed_alternates(client, newsroom_stories):
@@ -119,12 +215,27 @@ def test_list_pages_answer_304_and_carry_cdn_headers(client, newsroom_stories):
 
 @pytest.mark.parametrize(
     "url,most",
-    [("/", 5), ("/n/artificial-intelligence/", 4), ("/n/artificial-intelligence/?beat=policy", 4),
-     ("/editions/2026-10-16T00/", 2), ("/.well-known/reuse.json", 1), ("/terms/reuse/", 1)],
+    [("/", 5), (NEWSROOM, 3), (NEWSROOM + "?beat=policy", 3), ("/editions/2026-10-16T00/", 2),
+     ("/.well-known/reuse.json", 1), ("/terms/reuse/", 1)],
 )  # fmt: skip
 def test_page_query_counts(client, newsroom_stories, url, most, django_assert_max_num_queries):
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("beat", ["", "policy"])
+def test_an_older_newsroom_page_costs_one_query_more_and_never_counts(client, newsroom_stories, monkeypatch, beat):
+    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    url = NEWSROOM + (f"?beat={beat}" if beat else "")
+    for _ in range(2):
+        url = links(client.get(url).content.decode())["next"]
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    # the newsroom, its beats, the page's rows and the newer page's cursor
+    assert len(ctx.captured_queries) == 4
+    sql = " ".join(q["sql"].upper() for q in ctx.captured_queries)
+    assert "COUNT(" not in sql
+    assert all(int(n) <= 2 for n in re.findall(r"OFFSET (\d+)", sql))  # never deeper than a page
 
 
 def test_newsroom_without_stories_shows_empty_page(client, db):

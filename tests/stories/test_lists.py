@@ -1,7 +1,11 @@
 """/corrections/ and /search/."""
 
+import re
+from html import unescape
+
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from stories.actions import record_correction
 from stories.models import Story
@@ -31,6 +35,30 @@ def test_corrections_query_count(client, demo, django_assert_max_num_queries):
         record_correction(story=demo, text=f"Fix {i}.", kind="correction")
     with django_assert_max_num_queries(2):
         assert client.get("/corrections/").status_code == 200
+
+
+def next_link(html: str) -> str | None:
+    found = re.search(r'<a rel="next" href="([^"]*)"', html)
+    return unescape(found.group(1)) if found else None
+
+
+def test_corrections_are_paginated_by_cursor_without_a_total(client, demo, monkeypatch):
+    monkeypatch.setattr("stories.views.CORRECTIONS_PAGE_SIZE", 2)
+    for i in range(5):
+        record_correction(story=demo, text=f"Fix {i}.", kind="correction")
+    seen, url, pages = [], "/corrections/", 0
+    while url:
+        with CaptureQueriesContext(connection) as ctx:
+            html = client.get(url).content.decode()
+        assert len(ctx.captured_queries) <= 2 and "COUNT(" not in ctx.captured_queries[0]["sql"].upper()
+        seen += re.findall(r"<p>(Fix \d\.)</p>", html)
+        url, pages = next_link(html), pages + 1
+        assert url is None or url.startswith("/corrections/?before=")
+    assert seen == ["Fix 4.", "Fix 3.", "Fix 2.", "Fix 1.", "Fix 0."]
+    assert pages == 3
+    assert client.get("/corrections/?page=1")["Location"] == "/corrections/"
+    assert client.get("/corrections/?page=2").status_code == 302
+    assert client.get("/corrections/?page=4").status_code == 404
 
 
 @pytest.fixture
@@ -82,10 +110,24 @@ def test_postgres_search_ranks_by_weight(client, searchable):
     assert story.search_rank > 0
 
 
-def test_search_query_count(client, searchable, django_assert_max_num_queries):
-    # a count and a page of results, however many stories match
-    with django_assert_max_num_queries(2):
+def test_search_query_count(client, searchable, django_assert_num_queries):
+    # a page of results (one row more, to know whether another follows) and no count
+    with django_assert_num_queries(1):
         assert "agent-training-stack" in results(client, "agent")
+
+
+def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, seed_doc, monkeypatch):
+    for i in range(2):
+        make_story(seed_doc, id=f"96{i}", slug=f"freight-{i}", headline=f"Freight & rail {i}", published_at=f"2026-10-18T0{i}:00:00Z", edition=f"2026-10-18T0{i}")
+    monkeypatch.setattr("stories.views.PAGE_SIZE", 1)
+    first = client.get("/search/", {"q": "freight &"}).content.decode()
+    assert "<p>Stories for “freight &amp;”.</p>" in first
+    assert 'rel="next" href="/search/?q=freight+%26&amp;page=2"' in first  # the query is encoded, then escaped
+    assert "<span>Page 1</span>" in first and 'rel="prev"' not in first
+    second = client.get(next_link(first)).content.decode()
+    assert "<span>Page 2</span>" in second and 'rel="prev" href="/search/?q=freight+%26"' in second
+    assert client.get("/search/", {"q": "freight &", "page": "50"}).status_code == 404  # past the last result
+    assert client.get("/search/", {"q": "freight &", "page": "51"}).status_code == 404  # past the last page
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")

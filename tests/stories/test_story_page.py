@@ -276,7 +276,10 @@ def test_query_count_is_fixed_whatever_the_story_size(client, demo, seed_doc, su
         make_story(seed_doc, id=f"9{n}", slug=slug, paragraphs=n)
         cache.clear()
         url = f"/stories/2026-10-16/{slug}/{suffix}"
-        with django_assert_max_num_queries(16) as ctx:
+        # the story row and the site profile, then Story.objects.loaded(): the story with its
+        # newsroom and beat, key facts, sections, paragraphs, all cites, all their claims,
+        # images, related links, corrections
+        with django_assert_max_num_queries(11) as ctx:
             assert client.get(url).status_code == 200
         counts.append(len(ctx.captured_queries))
         # a cached rendering costs only the lookup of the story row and the site profile
@@ -376,3 +379,20 @@ def test_conditional_get_works_with_a_cache_that_keeps_nothing(client, demo, set
     assert first.status_code == 200
     assert client.get(URL, headers={"If-None-Match": first["ETag"]}).status_code == 304
     assert client.get(URL + "index.txt").content.decode() == SEED_TXT.read_text(encoding="utf-8")
+
+
+def test_loaded_reads_what_with_everything_reads_in_fewer_queries(demo, seed_doc, django_assert_num_queries):
+    from newsroom.models import SiteProfile
+    from stories import desk
+    from stories.models import Story
+
+    make_story(seed_doc, id="930", slug="loaded-story", paragraphs=12)
+    profile = SiteProfile.load()
+    for pk in ("81", "930"):
+        expected = desk.export_story(Story.objects.with_everything().get(pk=pk), profile=profile)
+        with django_assert_num_queries(9):
+            story = Story.objects.published().loaded(pk)
+        with django_assert_num_queries(0):
+            assert desk.export_story(story, profile=profile) == expected
+            assert desk.stored_fields(story)["key_facts"][0]["cites"]  # the key facts' cites are there too
+    assert Story.objects.published().loaded("no-such-story") is None
