@@ -562,21 +562,12 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     story.edition = edition
     story.newsroom = newsroom
     story.beat = beat
-    story.audience = doc["audience"]
-    story.angle = doc["angle"]
-    story.headline = doc["headline"]
-    story.dek = doc["dek"]
-    story.trust = doc["trust"]
-    story.published_at = doc["published_at"]
+    set_text_fields(story, doc)
     if doc["published_at"] is not None:
         story.status = Story.Status.PUBLISHED
         story.scheduled_for = None  # published now: no longer waiting for its slot
     elif story.status == Story.Status.PUBLISHED:
         story.status = Story.Status.DRAFT
-    story.unresolved = doc["unresolved"]
-    story.decision_card = doc["decision_card"]
-    story.writer_agent = doc["writer"]["agent"]
-    story.writer_run_id = doc["writer"]["run_id"]
     story.save()
 
     _replace_children([(story, doc)], new=outcome == "created")
@@ -590,6 +581,21 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
     record_revision(loaded, user=user)
     AuditEntry.objects.create(story=story, action=action, user=user, version=story.version)
     return ImportResult(loaded, outcome)
+
+
+def set_text_fields(story, doc: dict) -> None:
+    """The story's own fields that come straight from a validated desk/1 document (both
+    import paths: this module's per-story save and ``desk_bulk``)."""
+    story.audience = doc["audience"]
+    story.angle = doc["angle"]
+    story.headline = doc["headline"]
+    story.dek = doc["dek"]
+    story.trust = doc["trust"]
+    story.published_at = doc["published_at"]
+    story.unresolved = doc["unresolved"]
+    story.decision_card = doc["decision_card"]
+    story.writer_agent = doc["writer"]["agent"]
+    story.writer_run_id = doc["writer"]["run_id"]
 
 
 class VersionConflict(Exception):

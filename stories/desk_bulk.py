@@ -165,17 +165,8 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
         story.edition_date = dt.date.fromisoformat(doc["edition"][:10])  # Story.save() sets it; bulk_create does not call save()
         story.newsroom = newsrooms[doc["newsroom"]]
         story.beat = beats[(doc["newsroom"], doc["beat"])] if doc["beat"] else None
-        story.audience = doc["audience"]
-        story.angle = doc["angle"]
-        story.headline = doc["headline"]
-        story.dek = doc["dek"]
-        story.trust = doc["trust"]
-        story.published_at = doc["published_at"]
+        desk.set_text_fields(story, doc)
         story.status = Story.Status.PUBLISHED if doc["published_at"] is not None else Story.Status.DRAFT
-        story.unresolved = doc["unresolved"]
-        story.decision_card = doc["decision_card"]
-        story.writer_agent = doc["writer"]["agent"]
-        story.writer_run_id = doc["writer"]["run_id"]
         stories.append(story)
     bulk_insert(Story, stories)
     pairs = list(zip(stories, docs))
