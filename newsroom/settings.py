@@ -297,5 +297,9 @@ MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMi
 # Seconds a worker may trust the ``lists`` generation it last read from the cache before
 # asking again (stories.views fast path). 0: ask on every request (pages change at once
 # everywhere). 1: a warm story page costs no round trip at all, and a change reaches every
-# worker within a second (well inside the 60 s max-age browsers are given anyway).
-PAGE_LOCAL_TTL = env.float("PAGE_LOCAL_TTL", default=0.0)
+# other worker within a second (well inside the 60 s max-age browsers are given anyway; the
+# worker that made it sees it at once). Default: 1 with a shared cache (Redis), where the
+# round trip is what separates a warm page from the framework floor (docs/benchmarks.md);
+# 0 with an in-process cache (local memory: no round trip to save, and nothing is late).
+SHARED_CACHE = "redis" in CACHES["default"]["BACKEND"].lower()
+PAGE_LOCAL_TTL = env.float("PAGE_LOCAL_TTL", default=1.0 if SHARED_CACHE else 0.0)

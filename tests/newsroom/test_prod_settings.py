@@ -17,7 +17,10 @@ PROD_ENV = {
     "ALLOWED_HOSTS": "example.com",
 }
 # Variables of the test run that must not leak into a fresh production process.
-SCRUBBED = {"DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG", "CACHE_URL", "REDIS_URL", "DATABASE_REPLICA_URLS", "BEHIND_TLS_PROXY", "LOG_FORMAT"}
+SCRUBBED = {
+    "DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG", "CACHE_URL", "REDIS_URL", "DATABASE_REPLICA_URLS", "BEHIND_TLS_PROXY", "LOG_FORMAT",
+    "PAGE_LOCAL_TTL",
+}
 
 
 def django(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -34,7 +37,8 @@ SHOW = (
     "'replicas': s.DATABASE_REPLICAS, 'routers': s.DATABASE_ROUTERS,"
     "'mirror': {a: s.DATABASES[a].get('TEST', {}).get('MIRROR') for a in s.DATABASES},"
     "'proxy': s.SECURE_PROXY_SSL_HEADER, 'static': s.STORAGES['staticfiles']['BACKEND'],"
-    "'hsts': s.SECURE_HSTS_SECONDS, 'log': s.LOGGING['handlers']['console']['formatter']}))"
+    "'hsts': s.SECURE_HSTS_SECONDS, 'log': s.LOGGING['handlers']['console']['formatter'],"
+    "'page_local_ttl': s.PAGE_LOCAL_TTL}))"
 )
 
 
@@ -84,6 +88,16 @@ def test_a_redis_url_selects_djangos_own_redis_backend_made_to_degrade(variable)
     from newsroom.cache import DegradingRedisCache
 
     assert issubclass(DegradingRedisCache, RedisCache)  # Django's built-in, not django-redis
+
+
+def test_workers_trust_the_lists_generation_for_a_second_only_with_a_shared_cache():
+    """With Redis the fast path's round trip is skipped for up to PAGE_LOCAL_TTL seconds
+    (a change reaches other workers that much later); with local memory there is no round
+    trip to save, so nothing is ever late; and the setting overrides either."""
+    assert settings_with(CACHE_URL="redis://10.0.0.9:6379/2")["page_local_ttl"] == 1.0
+    assert settings_with()["page_local_ttl"] == 0.0
+    assert settings_with(CACHE_URL="dummycache://")["page_local_ttl"] == 0.0
+    assert settings_with(CACHE_URL="redis://10.0.0.9:6379/2", PAGE_LOCAL_TTL="0")["page_local_ttl"] == 0.0
 
 
 def test_the_dummy_cache_url_renders_everything():
