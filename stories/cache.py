@@ -28,7 +28,9 @@ def story_saved(sender, **kwargs):
     bump("lists")
 
 
-def site_texts_changed(sender, **kwargs):
+def shown_everywhere_changed(sender, **kwargs):
+    """Something every story page and API representation may show without owning it: the
+    site profile's texts, or a label (newsroom title and slug, beat, publisher name)."""
     bump("sources")
     bump("lists")
 
@@ -63,7 +65,13 @@ def connect():
 
     post_save.connect(story_saved, sender=Story, dispatch_uid="stories.cache.save.Story")
     post_delete.connect(story_saved, sender=Story, dispatch_uid="stories.cache.delete.Story")
-    post_save.connect(site_texts_changed, sender=SiteProfile, dispatch_uid="stories.cache.save.SiteProfile")
+    from manifests.models import Publisher
+    from newsroom.models import Beat, Newsroom
+
+    post_save.connect(shown_everywhere_changed, sender=SiteProfile, dispatch_uid="stories.cache.save.SiteProfile")
+    for model in (Newsroom, Beat, Publisher):
+        post_save.connect(shown_everywhere_changed, sender=model, dispatch_uid=f"stories.cache.save.{model.__name__}")
+        post_delete.connect(shown_everywhere_changed, sender=model, dispatch_uid=f"stories.cache.delete.{model.__name__}")
     for model in (Manifest, Claim):
         post_save.connect(source_changed, sender=model, dispatch_uid=f"stories.cache.save.{model.__name__}")
         post_delete.connect(source_changed, sender=model, dispatch_uid=f"stories.cache.delete.{model.__name__}")

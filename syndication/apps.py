@@ -6,8 +6,7 @@ class SyndicationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import cache, keys, receivers, schema  # noqa: F401  (connect the outbox; register the auth scheme)
+        from . import keys, receivers, schema  # noqa: F401  (connect the outbox; register the auth scheme)
 
         receivers.connect()
-        cache.connect()
         keys.connect()

@@ -7,11 +7,12 @@ What a story *shows* but does not own moves a generation (``newsroom.pagecache``
 entry records the generations it was rendered under and is used only while they are all
 still current:
 
-- ``sources`` (site profile: reuse, disclosure, sponsor, "run these manifests");
+- ``sources`` (site profile: reuse, disclosure, sponsor, "run these manifests"; and the
+  labels: newsroom titles and slugs, beats, publisher names);
 - ``sources:<story id>`` (the manifests and claims the story cites: titles, publishers,
-  self-reported flags; ``stories.cache`` moves it on any save or delete of one);
-- ``api-labels`` (newsroom titles and slugs, beat slugs, publisher names: moved here, on any
-  save or delete of a ``Newsroom``, ``Beat`` or ``Publisher``).
+  self-reported flags).
+
+``stories.cache`` moves both, for the story pages and this cache alike.
 
 So one ``get_many`` (the entries and the generations together) tells which stories can be
 served as stored; the rest are loaded in one batch with ``with_everything()``, rendered and
@@ -26,15 +27,13 @@ import json
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models.signals import post_delete, post_save
 from rest_framework.renderers import JSONRenderer
 
-from newsroom.pagecache import CODE_VERSION, PAGE_TTL, bump, generation, generation_key
+from newsroom.pagecache import CODE_VERSION, PAGE_TTL, generation, generation_key
 from stories.cache import story_sources_key
 
 # Bump when the desk/1 export, ninjs or their JSON encoding change: no entry outlives a deploy.
 API_CODE_VERSION = "api-1"
-LABELS = "api-labels"
 DESK, NINJS = "desk", "ninjs"
 
 _renderer = JSONRenderer()
@@ -79,7 +78,7 @@ def _key(fmt: str, story_id: str, version: int, updated_at: dt.datetime) -> str:
 
 
 def _generation_names(story_id: str) -> tuple[str, ...]:
-    return ("sources", story_sources_key(story_id), LABELS)
+    return ("sources", story_sources_key(story_id))
 
 
 def _render(story, fmt: str, profile) -> bytes:
@@ -130,16 +129,3 @@ def representations(rows, fmt: str = DESK) -> dict[str, Rendered]:
             new[_key(fmt, story.id, story.version, story.updated_at)] = (gens, rendered.body)
         cache.set_many(new, PAGE_TTL)
     return out
-
-
-def labels_changed(sender, **kwargs):
-    bump(LABELS)
-
-
-def connect() -> None:
-    from manifests.models import Publisher
-    from newsroom.models import Beat, Newsroom
-
-    for model in (Newsroom, Beat, Publisher):
-        post_save.connect(labels_changed, sender=model, dispatch_uid=f"syndication.cache.save.{model.__name__}")
-        post_delete.connect(labels_changed, sender=model, dispatch_uid=f"syndication.cache.delete.{model.__name__}")

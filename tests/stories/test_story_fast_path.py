@@ -77,3 +77,21 @@ def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_s
 def test_a_date_that_is_not_one_is_not_found_before_any_cache_look_up(client, demo, django_assert_num_queries):
     with django_assert_num_queries(0):
         assert client.get("/stories/2026-13-45/agent-training-stack/").status_code == 404
+
+
+@pytest.mark.parametrize("fmt", ["", "index.json"])
+def test_renaming_the_newsroom_or_a_publisher_shows_on_the_next_request(client, url, demo, fmt):
+    """Labels a story shows but does not own (newsroom title, beat, publisher names) move the
+    shared generations, so story pages, lists and the API all follow (stories.cache)."""
+    from manifests.models import Publisher
+
+    page = url + fmt
+    assert client.get(page).status_code == 200
+    newsroom = demo.newsroom
+    newsroom.title = "A newsroom renamed"
+    newsroom.save()
+    assert b"A newsroom renamed" in client.get(page).content
+    publisher = Publisher.objects.filter(manifests__cites__paragraph__section__story=demo).distinct().first()
+    publisher.name = "A publisher renamed"
+    publisher.save()
+    assert b"A publisher renamed" in client.get(page).content
