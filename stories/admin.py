@@ -28,7 +28,6 @@ from .admin_parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: imported to 
     RefusesLostSaves,
     SectionAdmin,
     StoryChildInline,
-    save_ordered_formset,
 )
 from .admin_views import (
     claim_citations,
@@ -137,12 +136,6 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         ("Unresolved points and decision card", {"fields": ["unresolved", "useful_for", "not_for", "compare_against"]}),
         ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
     ]
-
-    def save_formset(self, request, form, formset, change):
-        if "position" in formset.form.base_fields:
-            save_ordered_formset(formset)
-        else:
-            super().save_formset(request, form, formset, change)
 
     def get_inlines(self, request, obj):
         # A story being created has no corrections to show.

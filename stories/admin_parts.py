@@ -100,7 +100,9 @@ class OrderedInline:
 
 
 class RefusesLostSaves:
-    """Turns a ``VersionConflict`` raised while saving into the conflict message, not a 500.
+    """The saving behaviour of the story admin and its part pages. It turns a
+    ``VersionConflict`` raised while saving into the conflict message, not a 500, and saves
+    ordered inlines in their displayed order.
 
     The form's ``clean`` already refuses a save when the story moved on since the page was
     opened, and on PostgreSQL it holds the story's row lock until the save is done. Where a
@@ -120,6 +122,13 @@ class RefusesLostSaves:
                 f"save was written: re-apply your edits on the page as it is now.",
             )
             return HttpResponseRedirect(request.get_full_path())
+
+    def save_formset(self, request, form, formset, change):
+        # Inlines with a position are saved in their displayed order (positions renumbered).
+        if "position" in formset.form.base_fields:
+            save_ordered_formset(formset)
+        else:
+            super().save_formset(request, form, formset, change)
 
 
 class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
@@ -160,12 +169,6 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
             story=story_of(form.instance), user=request.user, expected_version=form.cleaned_data.get("opened_version"), write=write,
             details={"part": form.instance._meta.model_name},
         )
-
-    def save_formset(self, request, form, formset, change):
-        if "position" in formset.form.base_fields:
-            save_ordered_formset(formset)
-        else:
-            super().save_formset(request, form, formset, change)
 
     def delete_model(self, request, obj):
         actions.save_story(story=story_of(obj), user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name})
