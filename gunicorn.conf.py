@@ -19,7 +19,7 @@ Every value can be changed from the environment without editing this file:
   (docs/benchmarks.md, "Load (issue 8)").
 - Each new worker is warmed (``post_worker_init``: URLconf, cache backend, templates; see
   ``newsroom/warmup.py``) before it accepts, so its first request is not a cold one.
-- Logs: access and error log to stdout/stderr as JSON lines (``newsroom.logging``), each
+- Logs: access and error log to stdout/stderr as JSON lines (``newsroom.infra.logging``), each
   access line with the response's ``X-Request-ID``. Request headers (``Authorization``) are
   never written.
 - ``GUNICORN_CONTROL_SOCKET``: path of the control socket (off by default).
@@ -58,7 +58,7 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # empty: no access log
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
-logger_class = "newsroom.logging.GunicornJsonLogger"
+logger_class = "newsroom.infra.logging.GunicornJsonLogger"
 proc_name = "newsroom"
 # gunicorn's control socket (``gunicornc``) defaults to one path per user, which two servers
 # on one machine (a blue/green deploy, a benchmark) would fight over: off unless a path is set.
@@ -69,6 +69,6 @@ control_socket_disable = not control_socket
 def post_worker_init(worker):
     """Warm the new worker before it accepts: its first request would otherwise pay ~1 s of
     lazy imports and template compiles while requests queue behind it (newsroom/warmup.py)."""
-    from newsroom.warmup import warm
+    from newsroom.infra.warmup import warm
 
     worker.log.info("worker %s warmed in %.2f s", worker.pid, warm())

@@ -68,7 +68,7 @@ def main():
         story = timed("load the story", lambda: load(seed.pk), keep)
         d = timed("export_story", lambda: desk.export_story(story, profile=profile), keep)
         context = timed("story_context", lambda: presenters.story_context(story, d), keep)
-        timed("template", lambda: render_to_string("stories/story_detail.html", context, request=request), keep)
+        timed("template", lambda: render_to_string("public/story_detail.html", context, request=request), keep)
     print(f"{args.root}: {len(ctx.captured_queries)} queries, {len(response.content)} bytes, median of {args.runs}")
     for n in names:
         print(f"  {n:15s} wall {statistics.median(wall[n]):7.1f} ms   cpu {statistics.median(cpu[n]):6.1f} ms")

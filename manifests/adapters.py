@@ -7,7 +7,7 @@ adapter named by ``settings.MANIFEST_PROVIDER_ADAPTER``. An adapter is a functio
 
 that returns what ``manifests.formats.validate_manifest(..., claims=True)`` returns (a
 validated entry: ``manifest_id``, ``title``, ``source_name``, ``source_url``,
-``published_date``, ``claims``), or raises ``newsroom.jsondoc.FormatError`` naming the JSON
+``published_date``, ``claims``), or raises ``newsroom.infra.jsondoc.FormatError`` naming the JSON
 path of the field that does not map. It does not touch the database: the client writes the
 entry with ``manifests.formats.upsert_manifest``. See docs/manifest-provider.md.
 """
@@ -15,7 +15,7 @@ entry with ``manifests.formats.upsert_manifest``. See docs/manifest-provider.md.
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from newsroom.jsondoc import FormatError
+from newsroom.infra.jsondoc import FormatError
 
 from .formats import validate_manifest
 

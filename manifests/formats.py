@@ -4,7 +4,7 @@ import json
 
 from django.db import models, transaction
 
-from newsroom.jsondoc import FormatError, V, loads, require
+from newsroom.infra.jsondoc import FormatError, V, loads, require
 
 from .models import Claim, Manifest, Publisher
 

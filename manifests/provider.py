@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from newsroom.jsondoc import ID_RE, FormatError, loads
+from newsroom.infra.jsondoc import ID_RE, FormatError, loads
 
 from .adapters import get_adapter
 from .formats import upsert_manifest

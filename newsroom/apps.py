@@ -6,6 +6,6 @@ class NewsroomConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import login_throttle
+        from .infra import login_throttle
 
         login_throttle.connect()

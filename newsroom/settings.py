@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "newsroom",
     "manifests",
     "stories",
+    "public",
     "syndication",
 ]
 
@@ -176,7 +177,7 @@ MANIFEST_PROVIDER_FRESH_HOURS = env.float("MANIFEST_PROVIDER_FRESH_HOURS", defau
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache" and env.bool(
     "CACHE_DEGRADE", default=True
 ):
-    CACHES["default"]["BACKEND"] = "newsroom.cache.DegradingRedisCache"
+    CACHES["default"]["BACKEND"] = "newsroom.infra.cache.DegradingRedisCache"
     CACHES["default"].setdefault("OPTIONS", {}).setdefault(
         "socket_connect_timeout", env.float("REDIS_TIMEOUT", default=0.5)
     )
@@ -199,7 +200,7 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
     DATABASES[_alias].setdefault("CONN_HEALTH_CHECKS", DATABASES["default"]["CONN_HEALTH_CHECKS"])
     DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
     DATABASE_REPLICAS.append(_alias)
-DATABASE_ROUTERS = ["newsroom.db_router.PrimaryReplicaRouter"] if DATABASE_REPLICAS else []
+DATABASE_ROUTERS = ["newsroom.infra.db_router.PrimaryReplicaRouter"] if DATABASE_REPLICAS else []
 # After a write, that browser reads the primary for this long (replication lag headroom).
 DATABASE_PIN_SECONDS = env.int("DATABASE_PIN_SECONDS", default=15)
 # Paths whose requests always use the primary (editors must see their own saves).
@@ -207,10 +208,10 @@ DATABASE_PRIMARY_PATHS = env.list("DATABASE_PRIMARY_PATHS", default=["/admin/"])
 
 # Outermost first: request id (so every log line has it), CSP (so every response has it),
 # health probes (before host checks), then replica-or-primary before anything reads.
-MIDDLEWARE.insert(0, "newsroom.middleware.RequestIdMiddleware")
-MIDDLEWARE.insert(1, "newsroom.middleware.ContentSecurityPolicyMiddleware")
-MIDDLEWARE.insert(2, "newsroom.middleware.HealthCheckMiddleware")
-MIDDLEWARE.insert(3, "newsroom.middleware.PrimaryDatabaseMiddleware")
+MIDDLEWARE.insert(0, "newsroom.infra.middleware.RequestIdMiddleware")
+MIDDLEWARE.insert(1, "newsroom.infra.middleware.ContentSecurityPolicyMiddleware")
+MIDDLEWARE.insert(2, "newsroom.infra.middleware.HealthCheckMiddleware")
+MIDDLEWARE.insert(3, "newsroom.infra.middleware.PrimaryDatabaseMiddleware")
 
 # No inline script anywhere (the admin needs none). The API docs page (Swagger UI, served
 # from our own static files by drf-spectacular-sidecar) styles itself inline and starts a
@@ -232,9 +233,9 @@ LOG_FORMAT = env("LOG_FORMAT", default="text" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "newsroom.logging.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "newsroom.infra.logging.RequestIdFilter"}},
     "formatters": {
-        "json": {"()": "newsroom.logging.JsonFormatter"},
+        "json": {"()": "newsroom.infra.logging.JsonFormatter"},
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     "handlers": {
@@ -279,9 +280,9 @@ MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # A database outage (restart, failover) answers 503 + Retry-After instead of 500; innermost,
 # so it sees the view's exception first (newsroom/middleware.py, docs/reliability.md).
-MIDDLEWARE.append("newsroom.middleware.DatabaseUnavailableMiddleware")
+MIDDLEWARE.append("newsroom.infra.middleware.DatabaseUnavailableMiddleware")
 # A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
-MIDDLEWARE.append("newsroom.middleware.RejectNulMiddleware")
+MIDDLEWARE.append("newsroom.infra.middleware.RejectNulMiddleware")
 
 # Failed logins (newsroom/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
 # from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
@@ -292,10 +293,10 @@ LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 # places from the right; 0 (the default) uses REMOTE_ADDR. DRF's NUM_PROXIES follows it.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
-MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.login_throttle.LoginThrottleMiddleware")
+MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.infra.login_throttle.LoginThrottleMiddleware")
 
 # Seconds a worker may trust the ``lists`` generation it last read from the cache before
-# asking again (stories.views fast path). 0: ask on every request (pages change at once
+# asking again (public.views.story fast path). 0: ask on every request (pages change at once
 # everywhere). 1: a warm story page costs no round trip at all, and a change reaches every
 # other worker within a second (well inside the 60 s max-age browsers are given anyway; the
 # worker that made it sees it at once). Default: 1 with a shared cache (Redis), where the

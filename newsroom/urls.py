@@ -4,13 +4,11 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("syndication.urls")),
-    path("", include("stories.urls")),
-    path("", include("manifests.urls")),
-    path("", include("newsroom.site_urls")),
+    path("", include("public.urls")),
 ]
 
 # Health probes (answered by HealthCheckMiddleware; routed for reverse()).
-urlpatterns += [path("", include("newsroom.health_urls"))]
+urlpatterns += [path("", include("newsroom.infra.health_urls"))]
 # The benchmark floor (404 unless BENCH_FLOOR=1) resolves first: a route late in the list
 # pays for every failed include before it, which would flatter the pages measured against it.
-urlpatterns.insert(0, path("bench/", include("newsroom.bench_urls")))
+urlpatterns.insert(0, path("bench/", include("newsroom.infra.bench_urls")))

@@ -1,4 +1,4 @@
-"""Keeps the public pages' caches honest (generations: ``newsroom.pagecache``):
+"""Keeps the public pages' caches honest (generations: ``newsroom.infra.pagecache``):
 
 - story events move ``lists``;
 - a change to a manifest or claim moves ``sources:<story id>`` of each story citing it
@@ -13,7 +13,7 @@ from django.db.models.signals import post_delete, post_save
 
 from manifests.models import Claim, Manifest
 from newsroom.models import SiteProfile
-from newsroom.pagecache import bump
+from newsroom.infra.pagecache import bump
 
 from . import signals
 
@@ -24,7 +24,7 @@ def story_changed(sender, **kwargs):
 
 def story_saved(sender, **kwargs):
     """Any write of a story row, including imports that send no story signal: story pages
-    served from their URL's cache entry (``stories.views``) follow ``lists``."""
+    served from their URL's cache entry (``public.views.story``) follow ``lists``."""
     bump("lists")
 
 

@@ -6,7 +6,7 @@ from django.core.cache import caches
 from rest_framework import authentication, exceptions, permissions, throttling
 from rest_framework.settings import api_settings
 
-from newsroom.cache import count_and_read
+from newsroom.infra.cache import count_and_read
 
 from . import keys, usage
 from .models import KEY_PREFIX, ApiKey, hash_secret

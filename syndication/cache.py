@@ -3,7 +3,7 @@ document (``stories/<id>/`` and each item of ``stories/``) and of its ninjs.
 
 An entry's key holds what identifies the story's own content: id, ``version`` (bumped by
 every action, edit and import that changes it) and ``updated_at`` (set by every save).
-What a story *shows* but does not own moves a generation (``newsroom.pagecache``), and an
+What a story *shows* but does not own moves a generation (``newsroom.infra.pagecache``), and an
 entry records the generations it was rendered under and is used only while they are all
 still current:
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
-from newsroom.pagecache import CODE_VERSION, PAGE_TTL, generation, generation_key
+from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation, generation_key
 from stories.cache import story_sources_key
 
 # Bump when the desk/1 export, ninjs or their JSON encoding change: no entry outlives a deploy.

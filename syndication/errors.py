@@ -6,7 +6,7 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from newsroom.jsondoc import FormatError
+from newsroom.infra.jsondoc import FormatError
 
 
 class InvalidDocument(exceptions.APIException):

@@ -7,7 +7,7 @@ from django.utils.dateparse import parse_datetime
 
 import re
 
-from newsroom.jsondoc import SLUG_RE
+from newsroom.infra.jsondoc import SLUG_RE
 from newsroom.models import EDITION_REGEX, Beat, Newsroom
 
 from .errors import BadParameter

@@ -15,7 +15,7 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from newsroom.jsondoc import ID_RE
+from newsroom.infra.jsondoc import ID_RE
 
 from .errors import BadParameter
 from .filters import present

@@ -1,7 +1,7 @@
 """Per-key bookkeeping without a database write on every request.
 
 - The day's request count is a counter in the cache (``apiusage:<key id>:<day>``), one
-  round trip a request (``newsroom.cache.count_and_read``). A cache that keeps nothing (``dummycache://``) or is unreachable
+  round trip a request (``newsroom.infra.cache.count_and_read``). A cache that keeps nothing (``dummycache://``) or is unreachable
   counts in the database instead, one upsert a request, as before.
 - ``ApiKey.last_used_at`` is written at most once a ``LAST_USED_EVERY`` per key: when the
   time read with the key is older, a conditional UPDATE (so that of several workers only
@@ -11,7 +11,7 @@
 So the database learns a key's counts at most a minute of its use late, and
 ``manage.py flush_api_usage`` (cron, or before reading the counts) brings them up to date.
 Writes go to the primary by name: bookkeeping must not pin a partner to it
-(``newsroom.db_router``).
+(``newsroom.infra.db_router``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Q
 from django.utils import timezone
 
-from newsroom.cache import count_and_read
+from newsroom.infra.cache import count_and_read
 
 from . import keys
 from .models import ApiKey, ApiKeyUsage

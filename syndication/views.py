@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from manifests.formats import import_manifests_document
 from manifests.models import Claim, Manifest
-from newsroom.jsondoc import FormatError
+from newsroom.infra.jsondoc import FormatError
 from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
 from stories.models import Correction, Story

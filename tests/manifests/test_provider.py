@@ -19,7 +19,7 @@ from manifests import provider
 from manifests.adapters import REPLY, check_identity
 from manifests.formats import validate_manifest
 from manifests.models import Claim, Manifest, Publisher
-from newsroom.jsondoc import V, require
+from newsroom.infra.jsondoc import V, require
 from tests.conftest import SEED_JSON, SEED_MANIFESTS
 from tests.factories import ClaimFactory, ManifestFactory
 

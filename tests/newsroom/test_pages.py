@@ -73,7 +73,7 @@ def test_newsroom_page_is_paginated_newest_first_without_a_total(client, newsroo
 
 
 def test_walking_older_then_newer_visits_every_story_once_in_order(client, newsroom_stories, monkeypatch):
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 5)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 5)
     expected = [s.slug for s in Story.objects.published().order_by("-published_at", "-id")]
     assert len(expected) == 26
     pages, url = [], NEWSROOM
@@ -92,7 +92,7 @@ def test_walking_older_then_newer_visits_every_story_once_in_order(client, newsr
 def test_stories_sharing_a_publication_time_are_split_across_pages_without_loss(client, newsroom_stories, monkeypatch, seed_doc):
     for i in range(4):
         make_story(seed_doc, id=f"97{i:02d}", slug=f"same-minute-{i}", published_at="2026-10-17T23:00:00Z", edition="2026-10-17T23")
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 2)
     seen, url = [], NEWSROOM
     while url:
         html = client.get(url).content.decode()
@@ -113,7 +113,7 @@ def test_old_page_numbers_still_answer(client, newsroom_stories):
 
 
 def test_old_page_numbers_keep_the_beat(client, newsroom_stories, monkeypatch):
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 2)
     assert client.get(NEWSROOM + "?beat=policy&page=1")["Location"] == NEWSROOM + "?beat=policy"
     location = client.get(NEWSROOM + "?beat=policy&page=2")["Location"]
     assert location.startswith(NEWSROOM + "?beat=policy&before=")
@@ -131,7 +131,7 @@ def test_a_cursor_older_than_every_story_is_not_found(client, newsroom_stories):
 
 def test_a_cursor_with_microseconds_round_trips(client, newsroom_stories, monkeypatch):
     Story.objects.filter(id="9523").update(published_at="2026-10-17T23:00:00.250000Z")
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 1)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 1)
     older = links(client.get(NEWSROOM).content.decode())["next"]
     assert older == NEWSROOM + "?before=20261017T230000.250000Z_9523"
     assert slugs(client.get(older).content.decode()) == ["story-22"]
@@ -146,7 +146,7 @@ def test_newsroom_page_filters_by_beat(client, newsroom_stories):
 
 
 def test_a_beat_s_pages_keep_the_beat(client, newsroom_stories, monkeypatch):
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 2)
     first = client.get(NEWSROOM + "?beat=policy").content.decode()
     assert slugs(first) == ["story-20", "story-15"]
     older = links(first)["next"]
@@ -176,7 +176,7 @@ def test_edition_page_lists_its_published_stories(client, newsroom_stories):
 
 
 def test_a_story_leaving_publication_leaves_the_lists(client, newsroom_stories):
-    from newsroom.pagecache import bump
+    from newsroom.infra.pagecache import bump
 
     assert "story-23/" in client.get("/n/artificial-intelligence/").content.decode()
     Story.objects.filter(id="9523").update(status="draft", published_at=None)
@@ -225,7 +225,7 @@ def test_page_query_counts(client, newsroom_stories, url, most, django_assert_ma
 
 @pytest.mark.parametrize("beat", ["", "policy"])
 def test_an_older_newsroom_page_costs_one_query_more_and_never_counts(client, newsroom_stories, monkeypatch, beat):
-    monkeypatch.setattr("newsroom.views.PAGE_SIZE", 2)
+    monkeypatch.setattr("public.views.site.PAGE_SIZE", 2)
     url = NEWSROOM + (f"?beat={beat}" if beat else "")
     for _ in range(2):
         url = links(client.get(url).content.decode())["next"]

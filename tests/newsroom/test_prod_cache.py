@@ -8,10 +8,10 @@ import pytest
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 
-from newsroom.cache import DegradingRedisCache
+from newsroom.infra.cache import DegradingRedisCache
 
 CLOSED_PORT_REDIS = {
-    "BACKEND": "newsroom.cache.DegradingRedisCache",
+    "BACKEND": "newsroom.infra.cache.DegradingRedisCache",
     "LOCATION": "redis://127.0.0.1:1/0",
     "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
 }
@@ -47,7 +47,7 @@ def test_every_call_answers_as_an_empty_cache_when_redis_is_down(down_cache):
 
 
 def test_an_outage_is_logged_once_not_per_call(down_cache, caplog):
-    with caplog.at_level(logging.ERROR, logger="newsroom.cache"):
+    with caplog.at_level(logging.ERROR, logger="newsroom.infra.cache"):
         for _ in range(5):
             down_cache.get("k")
     assert len(caplog.records) == 1
@@ -105,7 +105,7 @@ def counting_cache(request, settings):
 
 
 def test_count_and_read_counts_reads_the_other_counter_and_plain_gets_see_it(counting_cache):
-    from newsroom.cache import count_and_read
+    from newsroom.infra.cache import count_and_read
 
     assert count_and_read(counting_cache, "c", 60) == (1, None)
     assert count_and_read(counting_cache, "c", 60, other="other") == (2, None)
@@ -117,7 +117,7 @@ def test_count_and_read_counts_reads_the_other_counter_and_plain_gets_see_it(cou
 
 @pytest.mark.skipif(not redis_is_up(), reason="no Redis on 127.0.0.1:6379")
 def test_count_and_read_on_redis_is_one_round_trip_and_sets_the_ttl_once(settings):
-    from newsroom.cache import count_and_read
+    from newsroom.infra.cache import count_and_read
 
     settings.CACHES = {"default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}}
     cache = caches["default"]
@@ -144,6 +144,6 @@ def test_count_and_read_on_redis_is_one_round_trip_and_sets_the_ttl_once(setting
 
 
 def test_count_and_read_fails_open_when_redis_is_down(down_cache):
-    from newsroom.cache import count_and_read
+    from newsroom.infra.cache import count_and_read
 
     assert count_and_read(down_cache, "c", 60, other="other") == (None, None)

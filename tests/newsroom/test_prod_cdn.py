@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from newsroom import cdn
+from newsroom.infra import cdn
 
 
 class PurgeEndpoint(BaseHTTPRequestHandler):

@@ -38,7 +38,7 @@ def test_workers_are_recycled_with_jitter_and_requests_time_out(monkeypatch, cor
     assert conf["timeout"] == 30 and conf["graceful_timeout"] == 30
     assert conf["worker_class"] == "sync"
     assert conf["accesslog"] == "-"
-    assert conf["logger_class"] == "newsroom.logging.GunicornJsonLogger"
+    assert conf["logger_class"] == "newsroom.infra.logging.GunicornJsonLogger"
     assert conf["control_socket_disable"] is True
 
 
@@ -74,6 +74,6 @@ def test_a_new_worker_is_warmed_before_it_accepts(monkeypatch, cores):
             def info(message, *args):
                 warmed.append(message % args)
 
-    monkeypatch.setattr("newsroom.warmup.warm", lambda: 0.25)
+    monkeypatch.setattr("newsroom.infra.warmup.warm", lambda: 0.25)
     conf["post_worker_init"](Worker())
     assert warmed == ["worker 1234 warmed in 0.25 s"]

@@ -7,7 +7,7 @@ pytestmark = pytest.mark.django_db
 
 CLOSED_REDIS = {
     "default": {
-        "BACKEND": "newsroom.cache.DegradingRedisCache",
+        "BACKEND": "newsroom.infra.cache.DegradingRedisCache",
         "LOCATION": "redis://127.0.0.1:1/0",
         "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
     }

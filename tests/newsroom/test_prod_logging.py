@@ -8,7 +8,7 @@ import sys
 import pytest
 from django.test import Client
 
-from newsroom.logging import JsonFormatter, RequestIdFilter, access_entry, redact, request_id_var
+from newsroom.infra.logging import JsonFormatter, RequestIdFilter, access_entry, redact, request_id_var
 
 API_KEY = "nrk_live_5f3b9c0e7a1d4e2f"
 
@@ -117,7 +117,7 @@ def test_production_logging_uses_the_json_formatter_with_the_request_id_filter()
 
     handler = live.LOGGING["handlers"]["console"]
     assert handler["filters"] == ["request_id"]
-    assert live.LOGGING["formatters"]["json"]["()"] == "newsroom.logging.JsonFormatter"
+    assert live.LOGGING["formatters"]["json"]["()"] == "newsroom.infra.logging.JsonFormatter"
 
 
 def test_gunicorns_access_log_lines_are_json(capsys):
@@ -126,7 +126,7 @@ def test_gunicorns_access_log_lines_are_json(capsys):
 
     from gunicorn.config import Config
 
-    from newsroom.logging import GunicornJsonLogger
+    from newsroom.infra.logging import GunicornJsonLogger
 
     cfg = Config()
     cfg.set("accesslog", "-")

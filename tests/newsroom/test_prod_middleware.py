@@ -8,8 +8,8 @@ import pytest
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from newsroom.logging import request_id_var
-from newsroom.middleware import ContentSecurityPolicyMiddleware, RequestIdMiddleware
+from newsroom.infra.logging import request_id_var
+from newsroom.infra.middleware import ContentSecurityPolicyMiddleware, RequestIdMiddleware
 
 pytestmark = pytest.mark.django_db
 
@@ -126,7 +126,7 @@ def test_an_insane_upstream_id_is_replaced(bad):
 
 
 def test_log_records_written_during_a_request_carry_its_id(caplog):
-    from newsroom.logging import RequestIdFilter
+    from newsroom.infra.logging import RequestIdFilter
 
     def view(request):
         logging.getLogger("newsroom.test").warning("inside the view")

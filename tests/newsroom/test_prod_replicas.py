@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from newsroom.middleware import PIN_COOKIE
+from newsroom.infra.middleware import PIN_COOKIE
 from newsroom.models import Newsroom
 
 HAS_REPLICA = "replica1" in settings.DATABASES
@@ -48,7 +48,7 @@ def test_replica_tests_pass_with_a_mirrored_replica():
 def test_each_replica_mirrors_the_primary_under_test_and_the_router_is_installed():
     assert settings.DATABASE_REPLICAS == ["replica1"]
     assert settings.DATABASES["replica1"]["TEST"]["MIRROR"] == "default"
-    assert settings.DATABASE_ROUTERS == ["newsroom.db_router.PrimaryReplicaRouter"]
+    assert settings.DATABASE_ROUTERS == ["newsroom.infra.db_router.PrimaryReplicaRouter"]
 
 
 def selects(context) -> list[str]:

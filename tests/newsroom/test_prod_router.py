@@ -5,9 +5,9 @@ from django.db import connections
 from django.http import HttpResponse
 from django.test import RequestFactory, override_settings
 
-from newsroom import db_router
-from newsroom.db_router import PrimaryReplicaRouter
-from newsroom.middleware import PIN_COOKIE, PrimaryDatabaseMiddleware
+from newsroom.infra import db_router
+from newsroom.infra.db_router import PrimaryReplicaRouter
+from newsroom.infra.middleware import PIN_COOKIE, PrimaryDatabaseMiddleware
 from newsroom.models import Newsroom
 
 REPLICAS = ["replica1", "replica2"]

@@ -79,13 +79,13 @@ def test_the_proxy_ssl_header_is_trusted_only_behind_a_tls_proxy():
 @pytest.mark.parametrize("variable", ["CACHE_URL", "REDIS_URL"])
 def test_a_redis_url_selects_djangos_own_redis_backend_made_to_degrade(variable):
     cache = settings_with(**{variable: "redis://10.0.0.9:6379/2"})["caches"]["default"]
-    assert cache["BACKEND"] == "newsroom.cache.DegradingRedisCache"
+    assert cache["BACKEND"] == "newsroom.infra.cache.DegradingRedisCache"
     assert cache["LOCATION"] == "redis://10.0.0.9:6379/2"
     assert cache["OPTIONS"]["socket_connect_timeout"] == 0.5
 
     from django.core.cache.backends.redis import RedisCache
 
-    from newsroom.cache import DegradingRedisCache
+    from newsroom.infra.cache import DegradingRedisCache
 
     assert issubclass(DegradingRedisCache, RedisCache)  # Django's built-in, not django-redis
 
@@ -109,7 +109,7 @@ def test_replica_urls_add_mirrored_replica_aliases_and_the_router():
     s = settings_with(DATABASE_REPLICA_URLS="postgres://r1.internal/news,postgres://r2.internal/news")
     assert s["databases"] == ["default", "replica1", "replica2"]
     assert s["replicas"] == ["replica1", "replica2"]
-    assert s["routers"] == ["newsroom.db_router.PrimaryReplicaRouter"]
+    assert s["routers"] == ["newsroom.infra.db_router.PrimaryReplicaRouter"]
     assert s["mirror"] == {"default": None, "replica1": "default", "replica2": "default"}
 
 

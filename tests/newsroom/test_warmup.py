@@ -1,9 +1,9 @@
-"""newsroom.warmup: what a new worker does before its first request, without the database."""
+"""newsroom.infra.warmup: what a new worker does before its first request, without the database."""
 
 from django.template import engines
 from django.urls import get_resolver
 
-from newsroom.warmup import warm
+from newsroom.infra.warmup import warm
 
 
 def test_warm_loads_the_urlconf_and_templates_without_the_database(caplog):
@@ -13,7 +13,7 @@ def test_warm_loads_the_urlconf_and_templates_without_the_database(caplog):
     assert get_resolver()._populated
     engine = engines["django"].engine
     cached = [loader for loader in engine.template_loaders if hasattr(loader, "get_template_cache")]
-    assert any("stories/story_detail.html" in loader.get_template_cache for loader in cached)
+    assert any("public/story_detail.html" in loader.get_template_cache for loader in cached)
 
 
 def test_warm_never_raises(monkeypatch, caplog):

@@ -18,7 +18,7 @@ from django.urls import path
 pytestmark = pytest.mark.django_db
 
 CLOSED_PORT_REDIS = {
-    "BACKEND": "newsroom.cache.DegradingRedisCache",
+    "BACKEND": "newsroom.infra.cache.DegradingRedisCache",
     "LOCATION": "redis://127.0.0.1:1/0",
     "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
 }

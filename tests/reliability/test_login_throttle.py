@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from newsroom import login_throttle
+from newsroom.infra import login_throttle
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

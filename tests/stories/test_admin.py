@@ -478,7 +478,7 @@ def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor, check
 def loses_the_race(monkeypatch):
     """Another editor's save lands after this form was validated (the window SQLite's lack of
     row locks leaves open): the stored version moves on between ``clean`` and the save."""
-    from stories.admin_forms import StoryVersionForm
+    from stories.admin.forms import StoryVersionForm
 
     clean = StoryVersionForm.clean
 

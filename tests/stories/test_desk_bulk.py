@@ -1,4 +1,4 @@
-"""The bulk import path (``stories.desk_bulk``, what ``import_stories`` uses for .jsonl files)
+"""The bulk import path (``stories.desk.bulk``, what ``import_stories`` uses for .jsonl files)
 gives what importing the documents one by one gives: the same rows, the same exports, the
 same revisions, the same side effects; in a number of queries that does not grow with the
 batch; and a bad document anywhere in a file leaves nothing written."""
@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from manifests.formats import import_manifests_document
-from newsroom import bulk
-from newsroom.pagecache import generation
-from stories import desk, desk_bulk
+from newsroom.infra import bulk
+from newsroom.infra.pagecache import generation
+from stories import desk
+from stories.desk import bulk as desk_bulk
 from stories.checks.fingerprint import fingerprint_of
 from stories.models import Revision, Story, StoryFingerprint
 from tests.stories.test_desk_import_errors import CORRECTIONS, assert_rejected, db_state, variant, write_jsonl

@@ -43,7 +43,7 @@ def next_link(html: str) -> str | None:
 
 
 def test_corrections_are_paginated_by_cursor_without_a_total(client, demo, monkeypatch):
-    monkeypatch.setattr("stories.views.CORRECTIONS_PAGE_SIZE", 2)
+    monkeypatch.setattr("public.views.story.CORRECTIONS_PAGE_SIZE", 2)
     for i in range(5):
         record_correction(story=demo, text=f"Fix {i}.", kind="correction")
     seen, url, pages = [], "/corrections/", 0
@@ -119,7 +119,7 @@ def test_search_query_count(client, searchable, django_assert_num_queries):
 def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, seed_doc, monkeypatch):
     for i in range(2):
         make_story(seed_doc, id=f"96{i}", slug=f"freight-{i}", headline=f"Freight & rail {i}", published_at=f"2026-10-18T0{i}:00:00Z", edition=f"2026-10-18T0{i}")
-    monkeypatch.setattr("stories.views.PAGE_SIZE", 1)
+    monkeypatch.setattr("public.views.story.PAGE_SIZE", 1)
     first = client.get("/search/", {"q": "freight &"}).content.decode()
     assert "<p>Stories for “freight &amp;”.</p>" in first
     assert 'rel="next" href="/search/?q=freight+%26&amp;page=2"' in first  # the query is encoded, then escaped

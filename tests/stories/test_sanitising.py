@@ -7,7 +7,8 @@ from html.parser import HTMLParser
 import pytest
 
 from manifests.models import Manifest
-from stories import desk, markup
+from stories import desk
+from public import markup
 from stories.actions import record_correction
 from tests.stories.site_helpers import fresh_cache  # noqa: F401
 

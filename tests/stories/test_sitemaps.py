@@ -62,7 +62,7 @@ def test_news_sitemap_has_only_the_last_two_days(client, recent):
 
 
 def test_news_sitemap_is_capped(client, recent, monkeypatch):
-    from stories import sitemaps
+    from public import sitemaps
 
     monkeypatch.setattr(sitemaps, "NEWS_LIMIT", 0)
     assert ET.fromstring(client.get("/sitemap-news.xml").content).findall(f"{SM}url") == []

@@ -1,12 +1,13 @@
-"""The story page's fast path (stories.views): a warm request is answered from the URL's
+"""The story page's fast path (public.views.story): a warm request is answered from the URL's
 cache entry without a query, and every change to the story shows on the next request."""
 
 from urllib.parse import urlsplit
 
 import pytest
 
-from newsroom import pagecache
-from stories import desk, views
+from newsroom.infra import pagecache
+from stories import desk
+from public.views import story as views
 
 pytestmark = pytest.mark.django_db
 

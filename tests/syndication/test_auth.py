@@ -138,10 +138,10 @@ def test_create_api_key_command_prints_the_key_alone(db):
 
 def test_key_bookkeeping_does_not_pin_a_partner_to_the_primary(read_key):
     """With read replicas, a write during a request pins the client to the primary
-    (newsroom.db_router); counting a partner's GET must not count as its write."""
+    (newsroom.infra.db_router); counting a partner's GET must not count as its write."""
     from django.db import router
 
-    from newsroom import db_router
+    from newsroom.infra import db_router
     from syndication.auth import ApiKeyAuthentication
 
     original = router.routers

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from manifests import formats
-from newsroom.jsondoc import FormatError, loads
+from newsroom.infra.jsondoc import FormatError, loads
 
 
 class Command(BaseCommand):

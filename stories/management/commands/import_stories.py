@@ -7,9 +7,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from stories import desk
-from stories.desk_bulk import import_batch
+from stories.desk.bulk import import_batch
 
-BATCH_SIZE = 500  # documents validated, then written together (stories.desk_bulk)
+BATCH_SIZE = 500  # documents validated, then written together (stories.desk.bulk)
 PROGRESS_INTERVAL = 0.2  # seconds between redraws of the progress bar
 BAR_WIDTH = 30
 
@@ -106,7 +106,7 @@ def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> 
     """Import one file atomically: on any error nothing from the file is written.
     A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction,
     ``BATCH_SIZE`` documents at a time: each is validated, then the batch is written
-    (``stories.desk_bulk``). Errors name the file's line (JSONL) and the JSON path; the first
+    (``stories.desk.bulk``). Errors name the file's line (JSONL) and the JSON path; the first
     error in the file's order is the one reported."""
     batch_size = batch_size or BATCH_SIZE
     counts = {"created": 0, "updated": 0, "unchanged": 0}

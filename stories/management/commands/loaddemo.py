@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from manifests import formats
-from newsroom.jsondoc import loads
+from newsroom.infra.jsondoc import loads
 from newsroom.models import SiteProfile
 from stories import desk
 

@@ -1,0 +1,216 @@
+"""Project middleware: request ids, the Content-Security-Policy, health probes, read-your-writes.
+
+Order in ``settings.MIDDLEWARE`` (set at the end of settings.py), outermost first:
+``RequestIdMiddleware`` (every log line of the request carries its id),
+``ContentSecurityPolicyMiddleware`` (so every response, even an error or a probe, has the
+policy), ``HealthCheckMiddleware`` (answers probes before host validation and sessions),
+``PrimaryDatabaseMiddleware`` (decides replica or primary before anything reads), then
+Django's stack.
+"""
+
+import hashlib
+import re
+import uuid
+
+from django.conf import settings
+from django.core.cache import cache
+
+from newsroom.infra import db_router
+
+from newsroom.infra import health
+from newsroom.infra.logging import request_id_var
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# An upstream id is kept only when it is short and plain (no header or log injection).
+_SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
+
+
+class RequestIdMiddleware:
+    """Gives each request an id: the caller's ``X-Request-ID`` if sane, else a fresh uuid4.
+
+    The id is ``request.id``, is echoed in the response's ``X-Request-ID`` header, and is
+    stamped on every log record written while the request is served.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        request.id = incoming if _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        token = request_id_var.set(request.id)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id_var.reset(token)
+        response[REQUEST_ID_HEADER] = request.id
+        return response
+
+
+class ContentSecurityPolicyMiddleware:
+    """Sets ``Content-Security-Policy`` on every response that has not set its own.
+
+    The policy is ``settings.CSP_POLICY`` (no inline script anywhere); paths starting with a
+    prefix in ``settings.CSP_PATH_POLICIES`` get that policy instead (the API docs page, which
+    loads its viewer from a CDN).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = policy_for(request.path)
+        return response
+
+
+def policy_for(path: str) -> str:
+    """The Content-Security-Policy header value for a request path."""
+    for prefix, policy in getattr(settings, "CSP_PATH_POLICIES", {}).items():
+        if path.startswith(prefix):
+            return policy
+    return settings.CSP_POLICY
+
+
+class HealthCheckMiddleware:
+    """Answers ``/healthz`` and ``/readyz`` before host validation, sessions and the SSL redirect.
+
+    Load balancers and orchestrators probe by IP address, whose Host header is not in
+    ``ALLOWED_HOSTS``; the probes reveal nothing, so they need no host check.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        view = health.PROBES.get(request.path_info)
+        if view is not None and request.method in ("GET", "HEAD"):
+            return view(request)
+        return self.get_response(request)
+
+
+PIN_COOKIE = "newsroom_primary"
+_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class PrimaryDatabaseMiddleware:
+    """Read-your-writes over read replicas.
+
+    A request reads from a replica only when it is safe (GET/HEAD/OPTIONS), outside the
+    paths that always use the primary (``DATABASE_PRIMARY_PATHS``: the admin), and not
+    pinned. A request that writes -- any unsafe method, or any query routed for writing --
+    pins its client to the primary for ``DATABASE_PIN_SECONDS``, so an editor who just saved
+    (or an API client that just posted) sees the save even if the replicas lag. Browsers are
+    pinned by a cookie; API clients, which keep no cookies, by a cache entry keyed by a hash
+    of their ``Authorization`` header.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not settings.DATABASE_REPLICAS:
+            return self.get_response(request)
+        unsafe = request.method in _UNSAFE_METHODS
+        pin_key = _credential_pin_key(request)
+        use_replicas = (
+            not unsafe
+            and PIN_COOKIE not in request.COOKIES
+            and not request.path_info.startswith(tuple(settings.DATABASE_PRIMARY_PATHS))
+            and not (pin_key and cache.get(pin_key))
+        )
+        with db_router.routing(use_replicas=use_replicas) as state:
+            response = self.get_response(request)
+        if state.wrote or unsafe:
+            self._pin(response, pin_key)
+        return response
+
+    @staticmethod
+    def _pin(response, pin_key):
+        seconds = settings.DATABASE_PIN_SECONDS
+        response.set_cookie(
+            PIN_COOKIE, "1", max_age=seconds, secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax"
+        )
+        if pin_key:
+            cache.set(pin_key, 1, seconds)
+
+
+def _credential_pin_key(request) -> str | None:
+    """The cache key pinning this request's credentials to the primary (None if it has none)."""
+    credentials = request.headers.get("Authorization")
+    if not credentials:
+        return None
+    # A hash, so the credential itself is never stored in the cache.
+    return "dbpin:" + hashlib.sha256(credentials.encode()).hexdigest()[:32]
+
+
+# Below: the database-outage middleware (appended; imported here to keep the file's top as is).
+import logging  # noqa: E402
+
+from django.db import InterfaceError, OperationalError  # noqa: E402
+from django.http import HttpResponse, JsonResponse  # noqa: E402
+
+db_logger = logging.getLogger("newsroom.database")
+
+
+class DatabaseUnavailableMiddleware:
+    """A database that cannot be reached answers 503 with ``Retry-After``, not 500.
+
+    While PostgreSQL restarts or fails over, a view's query raises ``OperationalError``
+    (refused connection, "terminating connection due to administrator command") or
+    ``InterfaceError`` (connection already closed). That is an outage to wait out, not a bug:
+    clients and the CDN are told to retry shortly, and nothing caches the answer. Django has
+    already flagged the connection (``errors_occurred``); at the end of the request it closes
+    it if unusable, so the next request reconnects without a process restart.
+
+    Last in ``MIDDLEWARE`` (innermost), so it sees the view's exception first. Only view
+    exceptions pass through ``process_exception``; the middleware above touch the database
+    lazily, from inside views.
+    """
+
+    RETRY_AFTER_SECONDS = 5
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        db_logger.error("database unavailable: %s", exception, exc_info=exception)
+        return database_unavailable(request, self.RETRY_AFTER_SECONDS)
+
+
+def database_unavailable(request, retry_after: int):
+    """The 503 answer: JSON for the API, plain text for everyone else; never cached."""
+    message = "The database is briefly unavailable; please retry shortly."
+    if request.path_info.startswith("/api/"):
+        response = JsonResponse({"detail": message}, status=503)
+    else:
+        response = HttpResponse(message + "\n", status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(retry_after)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class RejectNulMiddleware:
+    """A NUL character anywhere in the URL (path or query) is a 400 Bad Request.
+
+    PostgreSQL text cannot hold NUL: a search for ``?q=%00`` or a path like
+    ``/manifests/%00/`` reached the database and failed with ``DataError`` (a 500). No URL of
+    the site or the API can mean a NUL, so it is refused before any view. (Form fields
+    already refuse NUL: Django's ``ProhibitNullCharactersValidator``.)
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info or any("\x00" in key + "".join(values) for key, values in request.GET.lists()):
+            return HttpResponse(
+                "Bad request: the URL contains a NUL character.\n", status=400, content_type="text/plain; charset=utf-8"
+            )
+        return self.get_response(request)

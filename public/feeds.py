@@ -1,0 +1,144 @@
+"""Feeds of published stories: Atom and RSS 2.0 (Django's syndication framework) and JSON
+Feed 1.1, site-wide and per newsroom. A story's ``updated`` is its latest correction."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce, Greatest
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
+from django.utils.html import escape
+
+from newsroom.models import Newsroom
+from newsroom.infra.pagecache import list_page, public
+
+from stories.models import Correction, Story
+from public.renderings import site_name
+
+FEED_SIZE = 50
+
+
+def feed_stories(newsroom: Newsroom | None = None):
+    """The newest published stories, with ``last_change`` = latest correction or publication."""
+    qs = Story.objects.published().select_related("newsroom", "beat")
+    if newsroom is not None:
+        qs = qs.in_newsroom(newsroom)
+    # A subquery per listed story, not Max() over a join: a GROUP BY would aggregate every
+    # published story before the LIMIT (seconds at a million stories).
+    latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
+    qs = qs.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
+    return qs.newest_first()[:FEED_SIZE]
+
+
+def _iso(value) -> str:
+    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class StoryAtomFeed(Feed):
+    feed_type = Atom1Feed
+    language = "en"
+    kind = "atom"
+
+    def get_object(self, request, slug=None):
+        return get_object_or_404(Newsroom, slug=slug) if slug else None
+
+    def title(self, obj):
+        return f"{site_name()}: {obj.title}" if obj else site_name()
+
+    def subtitle(self, obj):
+        return "Cited, verified stories: every paragraph links to the claims it rests on."
+
+    description = subtitle
+
+    def link(self, obj):
+        return settings.SITE_URL + (obj.get_absolute_url() if obj else "/")
+
+    def feed_url(self, obj):
+        name = f"feed.{self.kind}"
+        return settings.SITE_URL + (f"/n/{obj.slug}/{name}" if obj else f"/{name}")
+
+    def author_name(self, obj):
+        return site_name()
+
+    def items(self, obj):
+        return feed_stories(obj)
+
+    def item_title(self, item):
+        return item.headline
+
+    def item_description(self, item):
+        # The dek is plain text, but Atom's <summary type="html"> and RSS's <description> are
+        # read as HTML by feed readers: escaped, "<script>" in a dek shows as text there too.
+        return escape(item.dek)
+
+    def item_link(self, item):
+        return item.url
+
+    def item_guid(self, item):
+        return item.url
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        return item.last_change
+
+    def item_categories(self, item):
+        return [c for c in (item.newsroom.title, item.beat.slug if item.beat_id else None) if c]
+
+
+class StoryRssFeed(StoryAtomFeed):
+    feed_type = Rss201rev2Feed
+    kind = "rss"
+
+
+def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
+    """JSON Feed 1.1 (https://jsonfeed.org/version/1.1)."""
+    base = settings.SITE_URL
+    home = base + (newsroom.get_absolute_url() if newsroom else "/")
+    feed_url = base + (f"/n/{newsroom.slug}/feed.json" if newsroom else "/feed.json")
+    items = []
+    for story in feed_stories(newsroom):
+        items.append(
+            {
+                "id": story.url,
+                "url": story.url,
+                "title": story.headline,
+                "summary": story.dek,
+                "content_text": story.dek or story.headline,
+                "date_published": _iso(story.published_at),
+                "date_modified": _iso(story.last_change),
+                "authors": [{"name": f"{site_name()} {story.newsroom.title} desk", "url": base + story.newsroom.get_absolute_url()}],
+                "tags": [t for t in (story.newsroom.title, story.beat.slug if story.beat_id else None) if t],
+                "language": "en",
+                "_provenance": {"json": story.url + "index.json", "markdown": story.url + "index.md"},
+            }
+        )
+    return {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": f"{site_name()}: {newsroom.title}" if newsroom else site_name(),
+        "home_page_url": home,
+        "feed_url": feed_url,
+        "description": "Cited, verified stories: every paragraph links to the claims it rests on.",
+        "language": "en",
+        "authors": [{"name": site_name(), "url": base + "/"}],
+        "items": items,
+    }
+
+
+@public
+@list_page
+def json_feed(request, slug=None):
+    newsroom = get_object_or_404(Newsroom, slug=slug) if slug else None
+    body = json.dumps(json_feed_document(request, newsroom), ensure_ascii=False, indent=2)
+    return HttpResponse(body, content_type="application/feed+json; charset=utf-8")
+
+
+atom_feed = public(list_page(StoryAtomFeed()))
+rss_feed = public(list_page(StoryRssFeed()))

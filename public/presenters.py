@@ -1,0 +1,118 @@
+"""What the story page shows, built from a loaded story and its desk/1 dict: numbered
+sources with the texts of the claims the story cites, and cite markers that point at them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from public import markup
+
+from public import renderings
+
+
+@dataclass
+class Source:
+    n: int
+    manifest_id: str
+    title: str
+    source_name: str
+    source_url: str
+    published_date: str
+    claims: list[dict] = field(default_factory=list)  # [{"id", "text", "self_reported"}] in citing order
+
+
+def claim_texts(story) -> dict[str, dict]:
+    """Every claim the loaded story cites: id -> {text, self_reported}. No queries."""
+    owners = list(story.key_facts.all()) + [p for s in story.sections.all() for p in s.paragraphs.all()]
+    out = {}
+    for owner in owners:
+        for cite in owner.cites.all():
+            for cc in cite.claims.all():
+                out[cc.claim_id] = {"text": cc.claim.text if cc.claim.has_text else "", "self_reported": cc.claim.self_reported}
+    return out
+
+
+def build_sources(d: dict, claims: dict[str, dict]) -> list[Source]:
+    numbers = renderings.source_numbers(d)
+    by_id = {}
+    for m in d["manifests"]:
+        by_id[m["manifest_id"]] = Source(numbers[m["manifest_id"]], m["manifest_id"], m["title"], m["source_name"], m["source_url"], m["published_date"])
+    seen = set()
+    cites = [c for f in d["key_facts"] for c in f["cites"]] + [c for s in d["sections"] for p in s["paragraphs"] for c in p["cites"]]
+    for cite in cites:
+        source = by_id.get(cite["manifest_id"])
+        for cid in cite["claim_ids"]:
+            if source is not None and cid not in seen:
+                seen.add(cid)
+                info = claims.get(cid, {})
+                source.claims.append({"id": cid, "text": info.get("text", ""), "self_reported": info.get("self_reported")})
+    return sorted(by_id.values(), key=lambda s: s.n)
+
+
+def markers_html(cites: list[dict], sources: dict[str, Source]) -> SafeString:
+    """Numbered cite markers: links to the sources list (they work without JavaScript);
+    ``data-claims`` lets the optional script show the cited claim texts in place."""
+    out = []
+    for cite in cites:
+        source = sources.get(cite["manifest_id"])
+        if source is None:
+            continue
+        out.append(
+            format_html(
+                '<sup class="cite"><a href="#source-{}" data-claims="{}" aria-label="Source {}: {}">[{}]</a></sup>',
+                source.n, " ".join(cite["claim_ids"]), source.n, source.title, source.n,
+            )
+        )
+    return mark_safe("".join(out))
+
+
+def paragraph_html(markdown: str, markers: SafeString) -> SafeString:
+    """The paragraph's sanitised HTML with the markers inside its last block."""
+    html = str(markup.to_html(markdown)).rstrip()
+    for closing in ("</p>", "</li></ul>", "</li></ol>"):
+        if html.endswith(closing):
+            return mark_safe(html[: -len(closing)] + markers + closing)
+    return mark_safe(html + (format_html('<p class="cites">{}</p>', markers) if markers else ""))
+
+
+def parse_time(value: str | None) -> dt.datetime | None:
+    return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc) if value else None
+
+
+def story_context(story, d: dict) -> dict:
+    """Everything ``public/story_detail.html`` reads."""
+    sources = build_sources(d, claim_texts(story))
+    by_id = {s.manifest_id: s for s in sources}
+    key_facts = [{"text": f["text"], "self_reported": f["self_reported"], "markers": markers_html(f["cites"], by_id)} for f in d["key_facts"]]
+    sections = [
+        {
+            "heading": s["heading"],
+            "anchor": f"section-{i}",
+            "paragraphs": [paragraph_html(p["markdown"], markers_html(p["cites"], by_id)) for p in s["paragraphs"]],
+        }
+        for i, s in enumerate(d["sections"], start=1)
+    ]
+    rtm = d["run_these_manifests"]
+    steps = [{"n": st.get("n"), "title": st.get("title", ""), "html": markup.to_inline_html(st.get("text", ""))} for st in rtm.get("steps", [])]
+    corrections = [{**c, "at": parse_time(c["corrected_at"])} for c in d["corrections"]]
+    return {
+        "d": d,
+        "story": story,
+        "published": parse_time(d["published_at"]),
+        "modified": parse_time(renderings.date_modified(d)),
+        "sources": sources,
+        "key_facts": key_facts,
+        "sections": sections,
+        "corrections": corrections,
+        "run": rtm,
+        "run_steps": steps,
+        "jsonld": mark_safe(renderings.jsonld_script_text(d)),
+        "image": d["images"][0] if d["images"] else None,
+        "sponsor_text": markup.to_inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
+        "site_name": renderings.site_name(),
+    }
+

@@ -1,0 +1,157 @@
+"""Every rendering of a story, each a small pure function of a desk/1 dict (the output of
+``stories.desk.export_story``): plain text, Markdown, JSON-LD and the desk/1 JSON itself.
+
+They read nothing from the database, so a page that renders one costs exactly the
+queries that loaded the story.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+
+from stories import desk
+
+from public import markup
+
+SITE_NAME_DEFAULT = "Hanging Context"
+
+
+def site_name() -> str:
+    return getattr(settings, "SITE_NAME", SITE_NAME_DEFAULT)
+
+
+def source_numbers(d: dict) -> dict[str, int]:
+    """Cite marker numbers: 1, 2, ... in the order of ``cited_manifest_ids``."""
+    return {mid: n for n, mid in enumerate(d["cited_manifest_ids"], start=1)}
+
+
+def short_id(manifest_id: str) -> str:
+    """The marker the plain text shows for a manifest: ``m:…`` and its last four characters."""
+    return f"m:…{manifest_id[-4:]}"
+
+
+def date_modified(d: dict) -> str | None:
+    """The story's last change a reader can see: publication or its latest correction."""
+    times = [t for t in [d["published_at"], *(c["corrected_at"] for c in d["corrections"])] if t]
+    return max(times) if times else None
+
+
+def to_json(d: dict) -> str:
+    """``index.json``: desk/1 exactly as ``export_stories`` writes it, pretty-printed."""
+    return desk.dumps(d)
+
+
+def to_text(d: dict) -> str:
+    """``index.txt``: headline, then each section heading and its paragraphs, each
+    paragraph followed by its cite markers; blocks separated by a blank line."""
+    blocks = [d["headline"]]
+    for section in d["sections"]:
+        blocks.append(section["heading"])
+        for para in section["paragraphs"]:
+            markers = "".join(f" {short_id(c['manifest_id'])}" for c in para["cites"])
+            blocks.append(markup.to_text(para["markdown"]) + markers)
+    return "\n\n".join(blocks)
+
+
+def _md_escape_line(text: str) -> str:
+    """Plain text safe to put on one Markdown line: no leading block syntax, no inline HTML."""
+    text = " ".join(text.split())
+    for ch in "\\`*_[]<>#":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
+    seen = list(dict.fromkeys(c["manifest_id"] for c in cites))
+    base = settings.SITE_URL
+    return "".join(f" [\\[{numbers[mid]}\\]]({base}/manifests/{mid}/)" for mid in seen if mid in numbers)
+
+
+def to_markdown(d: dict) -> str:
+    """``index.md``: headline, dek, key facts, sections with numbered cite markers that
+    link to each source's page, corrections and the numbered sources list."""
+    numbers = source_numbers(d)
+    out = [f"# {_md_escape_line(d['headline'])}", ""]
+    if d["dek"]:
+        out += [f"*{_md_escape_line(d['dek'])}*", ""]
+    byline = [d["labels"]["trust_text"], d["newsroom_title"]]
+    if d["published_at"]:
+        byline.append(f"Published {d['published_at']}")
+    out += [" · ".join(byline), "", f"Canonical: <{d['url']}>", ""]
+    if d["corrections"]:
+        out += ["## Corrections", ""]
+        out += [f"- **{c['kind'].capitalize()}, {c['corrected_at']}:** {_md_escape_line(c['text'])}" for c in d["corrections"]]
+        out.append("")
+    if d["key_facts"]:
+        out += ["## Key facts", ""]
+        for fact in d["key_facts"]:
+            flag = " *(self-reported)*" if fact["self_reported"] else ""
+            out.append(f"- {_md_escape_line(fact['text'])}{flag}{_md_markers(fact['cites'], numbers)}")
+        out.append("")
+    for section in d["sections"]:
+        out += [f"## {_md_escape_line(section['heading'])}", ""]
+        for para in section["paragraphs"]:
+            out += [para["markdown"].strip() + _md_markers(para["cites"], numbers), ""]
+    if d["unresolved"]:
+        out += ["## Unresolved", ""] + [f"- {_md_escape_line(u)}" for u in d["unresolved"]] + [""]
+    if d["manifests"]:
+        out += ["## Sources", ""]
+        for m in d["manifests"]:
+            n = numbers.get(m["manifest_id"], "?")
+            out.append(
+                f"{n}. [{_md_escape_line(m['title'])}]({m['source_url']}) ({_md_escape_line(m['source_name'])}, "
+                f"{m['published_date']}), manifest `{m['manifest_id']}`"
+            )
+        out.append("")
+    out += [d["disclosure"], "", f"Reuse: {d['reuse'].get('summary', '')} <{d['reuse'].get('license_url', '')}>"]
+    return "\n".join(out) + "\n"
+
+
+def to_jsonld(d: dict) -> dict:
+    """schema.org ``NewsArticle`` (``ReportageNewsArticle`` when the label is reported)."""
+    site = {"@type": "Organization", "name": site_name(), "url": settings.SITE_URL + "/"}
+    data = {
+        "@context": "https://schema.org",
+        "@type": "ReportageNewsArticle" if d["labels"]["trust"] == "reported" else "NewsArticle",
+        "@id": d["url"],
+        "url": d["url"],
+        "mainEntityOfPage": d["url"],
+        "headline": d["headline"][:110],
+        "description": d["dek"],
+        "datePublished": d["published_at"],
+        "dateModified": date_modified(d),
+        "articleSection": d["newsroom_title"],
+        "author": {"@type": "Organization", "name": f"{site_name()} {d['newsroom_title']} desk", "url": d["links"]["newsroom"]},
+        "publisher": site,
+        "isAccessibleForFree": True,
+        "image": [img["url"] for img in d["images"]],
+        "citation": [
+            {
+                "@type": "CreativeWork",
+                "name": m["title"],
+                "url": m["source_url"],
+                "identifier": m["manifest_id"],
+                "datePublished": m["published_date"],
+                "publisher": {"@type": "Organization", "name": m["source_name"]},
+            }
+            for m in d["manifests"]
+        ],
+        "correction": [
+            {"@type": "CorrectionComment", "text": c["text"], "datePublished": c["corrected_at"], "name": c["kind"].capitalize()}
+            for c in d["corrections"]
+        ],
+        "license": d["reuse"].get("license_url"),
+    }
+    return data
+
+
+_JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+def jsonld_script_text(d: dict) -> str:
+    """The JSON-LD as text safe inside ``<script type="application/ld+json">``: ``<``,
+    ``>`` and ``&`` escaped as in Django's ``json_script``, so story text cannot close
+    the element."""
+    return json.dumps(to_jsonld(d), ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)

@@ -1,0 +1,40 @@
+"""Everything readers get: story pages and renderings, lists, feeds, sitemaps, sources."""
+
+from django.contrib.sitemaps import views as sitemap_views
+from django.urls import path
+
+from newsroom.infra.pagecache import list_page, public
+
+from . import feeds, sitemaps
+from .views import manifest, site, story
+
+story_url = "stories/<str:date>/<slug:slug>/"
+
+urlpatterns = [
+    path(story_url, story.story_detail, name="story-detail"),
+    path(story_url + "index.json", story.story_json, name="story-json"),
+    path(story_url + "index.md", story.story_markdown, name="story-markdown"),
+    path(story_url + "index.txt", story.story_text, name="story-text"),
+    path("corrections/", story.corrections, name="corrections"),
+    path("search/", story.search, name="search"),
+    path("feed.atom", feeds.atom_feed, name="feed-atom"),
+    path("feed.rss", feeds.rss_feed, name="feed-rss"),
+    path("feed.json", feeds.json_feed, name="feed-json"),
+    path("n/<slug:slug>/feed.atom", feeds.atom_feed, name="newsroom-feed-atom"),
+    path("n/<slug:slug>/feed.rss", feeds.rss_feed, name="newsroom-feed-rss"),
+    path("n/<slug:slug>/feed.json", feeds.json_feed, name="newsroom-feed-json"),
+    path(
+        "sitemap.xml",
+        public(list_page(sitemap_views.sitemap)),
+        {"sitemaps": sitemaps.SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
+    path("sitemap-news.xml", sitemaps.news_sitemap, name="sitemap-news"),
+    path("manifests/<str:manifest_id>/", manifest.manifest_detail, name="manifest-detail"),
+    path("", site.home, name="home"),
+    path("n/<slug:slug>/", site.newsroom_detail, name="newsroom-detail"),
+    path("editions/<str:edition_id>/", site.edition_detail, name="edition-detail"),
+    path(".well-known/reuse.json", site.reuse_json, name="reuse-json"),
+    path("terms/reuse/", site.reuse_terms, name="reuse-terms"),
+    path("robots.txt", site.robots_txt, name="robots-txt"),
+]

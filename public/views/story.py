@@ -1,0 +1,263 @@
+"""The public story pages and every rendering of a story.
+
+A warm request costs one cache round trip and no query (the URL's entry, see "The fast
+path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
+is cached (the story's id/version row and the site profile) and a fixed nine more when it
+is not (``Story.objects.loaded()``), whatever the story's size.
+Drafts and scheduled stories are not found: every lookup starts from ``published()``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import OrderedDict
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.http import urlencode
+from django.views.decorators.http import condition, require_safe
+
+from newsroom.infra.keyset import Keyset, Page
+from newsroom.models import SiteProfile
+from newsroom.infra.pagecache import (
+    PAGE_TTL,
+    cached_body,
+    generation,
+    generation_key,
+    generation_time,
+    list_page,
+    make_etag,
+    public,
+    recent_generation,
+    remember_generation,
+)
+
+from stories import desk
+
+from public import presenters
+
+from public import renderings
+from stories.cache import story_sources_key
+from stories.models import Correction, Story
+
+FORMATS = {
+    "html": "text/html; charset=utf-8",
+    "json": "application/json; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+}
+
+
+class _Lookup:
+    """The story row and site profile a request needs, fetched once per request (the
+    ``condition`` decorator asks for the ETag and Last-Modified before the view runs)."""
+
+    def __init__(self, date: str, slug: str):
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            raise Http404("no such story") from None
+        self.story = (
+            Story.objects.published().filter(edition_date=date, slug=slug).only("id", "version", "updated_at", "edition_id", "slug").first()
+        )
+        if self.story is None:
+            raise Http404("no such story")
+        self.profile = SiteProfile.load()
+        self.source_keys = ("sources", story_sources_key(self.story.id))
+        self.sources_generation = "/".join(generation(k) for k in self.source_keys)
+
+    @classmethod
+    def of(cls, request, date, slug) -> "_Lookup":
+        if not hasattr(request, "_story_lookup"):
+            request._story_lookup = cls(date, slug)
+        return request._story_lookup
+
+    def profile_state(self) -> str:
+        p = self.profile
+        text = json.dumps([p.run_these_manifests, p.command_one, p.command_all, p.sponsor, p.disclosure, p.reuse], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def etag(self, fmt: str) -> str:
+        s = self.story
+        return make_etag("story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation)
+
+    def last_modified(self) -> dt.datetime:
+        return max(self.story.updated_at, *(generation_time(k) for k in self.source_keys))
+
+
+def _etag_func(fmt):
+    return lambda request, date, slug: _Lookup.of(request, date, slug).etag(fmt)
+
+
+def _last_modified(request, date, slug):
+    return _Lookup.of(request, date, slug).last_modified()
+
+
+def _render(fmt: str, lookup: _Lookup, request) -> bytes:
+    story = Story.objects.published().loaded(lookup.story.pk)
+    if story is None:  # unpublished since the lookup, a moment ago
+        raise Http404("no such story")
+    d = desk.export_story(story, profile=lookup.profile)
+    if fmt == "json":
+        return renderings.to_json(d)
+    if fmt == "md":
+        return renderings.to_markdown(d)
+    if fmt == "txt":
+        return renderings.to_text(d)
+    return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
+
+
+# The fast path. A warm request for a story URL costs one cache round trip and no query:
+# one ``get_many`` of the URL's entry (ETag, Last-Modified, canonical link, body) and of the
+# ``lists`` generation. The entry holds the generation it was made under and is used only
+# while that is still current. ``lists`` moves on every change that can alter a story page
+# (story actions and saves, its manifests and claims, the site profile: ``stories.cache``),
+# so an entry never outlives what it shows; after a move, the next request takes the full
+# path (story row, profile, generations: the ETag as before) and makes a new entry.
+
+
+def _url_key(fmt: str, date: str, slug: str) -> str:
+    return f"page:story-url:{fmt}:{date}:{slug}"
+
+
+# With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
+# without any round trip while the generation it last read is that recent.
+LOCAL_ENTRIES = 64
+_local: OrderedDict[str, dict] = OrderedDict()
+
+
+def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
+    """The URL's cache entry when still current; else None, and the generation read (made
+    when missing) is kept on the request, so an entry stored later is as old as this read."""
+    key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
+    recent = recent_generation("lists")
+    if recent is not None:
+        entry = _local.get(key)
+        if entry is not None and entry["generation"] == recent:
+            request._story_entry = entry
+            return entry
+    got = cache.get_many([key, gen_key])
+    current, entry = got.get(gen_key), got.get(key)
+    if current is not None and settings.PAGE_LOCAL_TTL:
+        remember_generation("lists", current)
+    if entry is not None and current is not None and entry["generation"] == current:
+        request._story_entry = entry
+        if settings.PAGE_LOCAL_TTL:
+            _local[key] = entry
+            _local.move_to_end(key)
+            while len(_local) > LOCAL_ENTRIES:
+                _local.popitem(last=False)
+        return entry
+    request._story_generation = current if current is not None else generation("lists")
+    return None
+
+
+@condition(
+    etag_func=lambda request, *args: request._story_entry["etag"],
+    last_modified_func=lambda request, *args: request._story_entry["last_modified"],
+)
+def _from_entry(request, date, slug, fmt):
+    return HttpResponse(request._story_entry["body"], content_type=FORMATS[fmt])
+
+
+def _story_view(fmt: str):
+    @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
+    def conditional(request, date, slug):
+        lookup = _Lookup.of(request, date, slug)
+        body = cached_body(f"page:story:{lookup.etag(fmt)}", lambda: _render(fmt, lookup, request))
+        return HttpResponse(body, content_type=FORMATS[fmt])
+
+    @require_safe
+    @public
+    def view(request, date, slug):
+        try:
+            dt.date.fromisoformat(date)  # before the date goes into a cache key
+        except ValueError:
+            raise Http404("no such story") from None
+        entry = _fast_entry(request, fmt, date, slug)
+        if entry is not None:
+            response = _from_entry(request, date, slug, fmt)
+            response["Link"] = entry["link"]
+            return response
+        response = conditional(request, date, slug)
+        lookup = _Lookup.of(request, date, slug)
+        # On 304s too: a cache revalidating any rendering learns the canonical page.
+        response["Link"] = f'<{lookup.story.url}>; rel="canonical"'
+        if response.status_code == 200 and request.method == "GET":
+            entry = {
+                "generation": request._story_generation,
+                "etag": lookup.etag(fmt),
+                "last_modified": lookup.last_modified(),
+                "link": response["Link"],
+                "body": response.content,
+            }
+            cache.set(_url_key(fmt, date, slug), entry, PAGE_TTL)
+        return response
+
+    view.__name__ = f"story_{fmt}"
+    return view
+
+
+story_detail = _story_view("html")
+story_json = _story_view("json")
+story_markdown = _story_view("md")
+story_text = _story_view("txt")
+
+
+# --------------------------------------------------------------------------- lists
+
+PAGE_SIZE = 20
+CORRECTIONS_PAGE_SIZE = 50
+SEARCH_PAGES = 50  # a search result list ends here: ranked pages go by OFFSET
+
+
+def search_page(request, queryset, query: str) -> Page:
+    """The requested page of ranked results, without a total: one more row than a page
+    says whether another follows. Past the first, an empty page is not found."""
+    try:
+        number = int(request.GET.get("page") or 1)
+    except ValueError:
+        raise Http404("no such page") from None
+    if not 1 <= number <= SEARCH_PAGES:
+        raise Http404("no such page")
+    per_page = PAGE_SIZE
+    start = (number - 1) * per_page
+    rows = list(queryset[start : start + per_page + 1])
+    if number > 1 and not rows:
+        raise Http404("no such page")
+
+    def url(n):
+        return f"{request.path}?{urlencode({'q': query, **({'page': n} if n > 1 else {})})}"
+
+    older = url(number + 1) if len(rows) > per_page and number < SEARCH_PAGES else None
+    return Page(rows[:per_page], url(number - 1) if number > 1 else None, older, number)
+
+
+@require_safe
+@public
+@list_page
+def corrections(request):
+    """Every correction on a published story, newest first, ``?before=`` pages (``newsroom.infra.keyset``)."""
+    rows = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
+    pages = Keyset(request, rows, "corrected_at", per_page=CORRECTIONS_PAGE_SIZE)
+    moved = pages.legacy_redirect()
+    if moved is not None:
+        return moved
+    return render(request, "public/corrections.html", {"page": pages.page()})
+
+
+@require_safe
+@public
+@list_page
+def search(request):
+    """``/search/?q=``: ranked full-text search on PostgreSQL, a plain match elsewhere."""
+    query = " ".join(request.GET.get("q", "").split())[:200]
+    results = None
+    if query:
+        results = search_page(request, Story.objects.published().select_related("newsroom", "beat").search(query), query)
+    return render(request, "public/search.html", {"query": query, "page": results})

@@ -1,0 +1,216 @@
+"""Forms of the story admin: friendly widgets over the JSON lists, and the version check
+that refuses a save when someone else saved the story since it was opened."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from manifests.models import Claim
+
+from stories.history import compare_versions
+from stories.models import Cite, Correction, KeyFact, Paragraph, Story
+
+DECISION_CARD_FIELDS = {
+    "useful_for": "Useful for",
+    "not_for": "Not for",
+    "compare_against": "Compare against",
+}
+
+
+class LinesField(forms.CharField):
+    """A list of strings edited as a textarea, one item per line (blank lines dropped)."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 80})
+
+    def prepare_value(self, value):
+        if isinstance(value, (list, tuple)):
+            return "\n".join(str(item) for item in value)
+        return value
+
+    def to_python(self, value):
+        text = super().to_python(value) or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class StoryVersionForm(forms.ModelForm):
+    """Carries the story version the page was opened at, and refuses the save when the
+    stored story has moved on (optimistic concurrency; no lost updates).
+
+    The admin's change view runs inside one transaction, so the row lock taken in
+    ``clean`` holds until the save is done: two saves cannot both pass the check.
+    """
+
+    opened_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    conflict: dict | None = None
+
+    def story_for_version(self) -> Story | None:
+        raise NotImplementedError
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        story = self.story_for_version()
+        if story is not None and story.pk:
+            self.fields["opened_version"].initial = story.version
+
+    def clean(self):
+        cleaned = super().clean()
+        story = self.story_for_version()
+        opened = cleaned.get("opened_version")
+        if story is None or not story.pk or opened is None:
+            return cleaned
+        current = Story.objects.select_for_update().only("version").get(pk=story.pk).version
+        if current != opened:
+            lines, revisions = compare_versions(story.pk, opened, current)
+            editors = sorted({str(r.created_by) for v, r in revisions.items() if v > opened and r.created_by})
+            self.conflict = {"opened": opened, "current": current, "lines": lines, "by": editors}
+            raise ValidationError(
+                "Not saved: this story was saved by %(who)s since you opened it (you opened version %(opened)s; "
+                "it is now at version %(current)s). Your changes would overwrite theirs. The differences are "
+                "shown above the form: open the story again in a new tab and re-apply your edits there.",
+                code="version_conflict",
+                params={"who": ", ".join(editors) or "someone else", "opened": opened, "current": current},
+            )
+        return cleaned
+
+
+class StoryAdminForm(StoryVersionForm):
+    unresolved = LinesField(required=False, help_text="Open questions the story cannot settle, one per line.")
+    useful_for = LinesField(required=False, label="Useful for", help_text="Decision card: one item per line.")
+    not_for = LinesField(required=False, label="Not for", help_text="Decision card: one item per line.")
+    compare_against = LinesField(required=False, label="Compare against", help_text="Decision card: one item per line.")
+
+    class Meta:
+        model = Story
+        fields = [
+            "headline", "dek", "angle", "slug", "edition", "newsroom", "beat", "audience", "trust",
+            "unresolved", "writer_agent", "writer_run_id",
+        ]  # fmt: skip
+        widgets = {
+            "headline": forms.TextInput(attrs={"class": "desk-wide"}),
+            "dek": forms.Textarea(attrs={"rows": 2, "cols": 80}),
+            "angle": forms.Textarea(attrs={"rows": 2, "cols": 80}),
+        }
+
+    def story_for_version(self):
+        return None if self.instance._state.adding else self.instance
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        card = self.instance.decision_card or {}
+        for key in DECISION_CARD_FIELDS:
+            self.fields[key].initial = card.get(key, [])
+
+    def clean(self):
+        cleaned = super().clean()
+        beat, newsroom = cleaned.get("beat"), cleaned.get("newsroom")
+        if beat is not None and newsroom is not None and beat.newsroom_id != newsroom.pk:
+            self.add_error("beat", f"The beat {beat} belongs to another newsroom than {newsroom}.")
+        return cleaned
+
+    def save(self, commit=True):
+        card = dict(self.instance.decision_card or {})
+        for key in DECISION_CARD_FIELDS:
+            items = self.cleaned_data.get(key) or []
+            if items:
+                card[key] = items
+            else:
+                card.pop(key, None)
+        # Keep desk/1's key order (useful_for, not_for, compare_against, then any others).
+        ordered = {key: card[key] for key in DECISION_CARD_FIELDS if key in card}
+        ordered.update({k: v for k, v in card.items() if k not in ordered})
+        self.instance.decision_card = ordered
+        return super().save(commit)
+
+
+class StoryPartForm(StoryVersionForm):
+    """A form on one of the story's parts (a section, a cite): the version checked is the story's."""
+
+    def story_for_version(self):
+        from stories.admin.parts import story_of  # avoid a cycle: admin_parts imports these forms
+
+        return story_of(self.instance) if not self.instance._state.adding else self.initial_story()
+
+    def initial_story(self):
+        return None
+
+
+class CiteForm(StoryPartForm):
+    class Meta:
+        model = Cite
+        fields = ["paragraph", "key_fact", "manifest", "position"]
+        widgets = {"paragraph": forms.HiddenInput, "key_fact": forms.HiddenInput}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "position" in self.fields:
+            self.fields["position"].required = False
+            self.fields["position"].help_text = "Order among this text's cites: lower first; blank = after the others."
+        if self.instance._state.adding:
+            # Show whose cite this is while it is being added (the owner comes from the URL).
+            owner = self._owner(self.initial.get("paragraph"), self.initial.get("key_fact"))
+            if isinstance(owner, Paragraph):
+                self.instance.paragraph = owner
+            elif isinstance(owner, KeyFact):
+                self.instance.key_fact = owner
+
+    def initial_story(self):
+        owner = self._owner(self.initial.get("paragraph") or self.data.get("paragraph"), self.initial.get("key_fact") or self.data.get("key_fact"))
+        return owner.section.story if isinstance(owner, Paragraph) else owner.story if owner else None
+
+    @staticmethod
+    def _owner(paragraph_id, key_fact_id):
+        if paragraph_id:
+            return Paragraph.objects.select_related("section__story").filter(pk=paragraph_id).first()
+        if key_fact_id:
+            return KeyFact.objects.select_related("story").filter(pk=key_fact_id).first()
+        return None
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance._state.adding and bool(cleaned.get("paragraph")) == bool(cleaned.get("key_fact")):
+            raise ValidationError("A cite belongs to exactly one paragraph or key fact: open 'Add cite' from the story page.")
+        if cleaned.get("position") is None:
+            owner = cleaned.get("paragraph") or cleaned.get("key_fact") or self.instance.paragraph or self.instance.key_fact
+            cleaned["position"] = owner.cites.exclude(pk=self.instance.pk).count() if owner else 0
+        return cleaned
+
+
+def claim_label(claim: Claim) -> str:
+    text = claim.text if claim.has_text else "(no text yet: a stub until the manifest is imported)"
+    return f"{claim.id} — {text}"
+
+
+class CorrectionForm(forms.Form):
+    kind = forms.ChoiceField(choices=Correction.Kind.choices)
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
+        help_text="What was wrong and what is right now. Readers see it on the story; it can never be edited or deleted.",
+    )
+
+
+class ScheduleForm(forms.Form):
+    when = forms.DateTimeField(
+        label="Publish at (UTC)",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"],
+    )
+
+    def clean_when(self):
+        when = self.cleaned_data["when"]
+        if when <= timezone.now():
+            raise ValidationError("Choose a time in the future.")
+        return when
+
+
+class PublishForm(forms.Form):
+    override_reason = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="Only when the checks fail and you publish anyway: why. Recorded in the audit log.",
+    )
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))

@@ -1,0 +1,239 @@
+"""The editors' desk: the story admin.
+
+The story page edits the story's fields, its key facts, sections (heading and order),
+images, related links and the JSON lists (unresolved points, decision card) through
+one-item-per-line fields. Paragraphs and their cites sit one level deeper than Django's
+inlines reach, so the page shows a *desk panel*: the latest check rubric, then every key
+fact and paragraph with its cites and the findings that concern it, with links to edit a
+section's paragraphs (``SectionAdmin``) and to add or edit a cite (``CiteAdmin``: pick a
+manifest by autocomplete, then its claims, in order). See ``stories/admin_parts.py``.
+
+Every save goes through ``stories.actions.save_story`` (version bump, revision, audit,
+``story_updated``), refused when the story moved on since the page was opened.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db import models
+from django.template.loader import render_to_string
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from stories import actions, presence
+from stories.admin.forms import StoryAdminForm
+from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: imported to register them)
+    CiteAdmin,
+    OrderedInline,
+    RefusesLostSaves,
+    SectionAdmin,
+    StoryChildInline,
+)
+from stories.admin.views import (
+    claim_citations,
+    compare,
+    correct,
+    desk_context,
+    latest_check,
+    publish,
+    revisions,
+    run_checks,
+    schedule,
+    unpublish,
+    unschedule,
+)
+from stories.models import AuditEntry, Correction, Image, KeyFact, RelatedLink, Section, Story
+
+
+class KeyFactInline(StoryChildInline, OrderedInline, admin.TabularInline):
+    model = KeyFact
+    fields = ["position", "text"]
+    extra = 0
+    ordering = ["position", "id"]
+    verbose_name_plural = "key facts (their cites are on the desk panel above)"
+
+
+class SectionInline(StoryChildInline, OrderedInline, admin.TabularInline):
+    model = Section
+    fields = ["position", "heading", "paragraphs"]
+    readonly_fields = ["paragraphs"]
+    extra = 0
+    ordering = ["position", "id"]
+    verbose_name_plural = "sections (in order; edit a section's paragraphs and their cites from its link)"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("paragraphs")
+
+    def paragraphs(self, obj):
+        if not obj.pk:
+            return "Save the story to add paragraphs."
+        count = len(obj.paragraphs.all())
+        return format_html(
+            '<a href="{}">{} paragraph{} — edit paragraphs and cites</a>',
+            reverse("admin:stories_section_change", args=[obj.pk]), count, "" if count == 1 else "s",
+        )
+
+
+class HttpsURLs:
+    """URLs typed without a scheme are taken as https (Django 6's default, chosen now)."""
+
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+
+class ImageInline(HttpsURLs, StoryChildInline, OrderedInline, admin.StackedInline):
+    model = Image
+    fields = [("url", "position"), "alt", "caption", ("credit", "width", "height")]
+    extra = 0
+    ordering = ["position", "id"]
+
+
+class RelatedLinkInline(HttpsURLs, StoryChildInline, OrderedInline, admin.TabularInline):
+    model = RelatedLink
+    fields = ["position", "headline", "url", "slug"]
+    extra = 0
+    ordering = ["position", "id"]
+    verbose_name_plural = "related stories"
+
+
+class CorrectionInline(admin.TabularInline):
+    """Shown, never edited: corrections are recorded through "Record a correction"."""
+
+    model = Correction
+    fields = ["corrected_at", "kind", "text", "created_by"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("created_by")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Story)
+class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
+    form = StoryAdminForm
+    change_form_template = "admin/stories/story/change_form.html"
+    save_on_top = True
+    list_display = ["headline", "newsroom", "edition", "status", "published_at", "version", "updated_at"]
+    list_filter = ["status", "newsroom"]
+    search_fields = ["id", "headline", "slug"]
+    list_select_related = ["newsroom", "edition"]
+    autocomplete_fields = ["edition", "newsroom", "beat"]
+    readonly_fields = ["id", "status", "version", "published_at", "scheduled_for", "desk"]
+    inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
+    fieldsets = [
+        (None, {"fields": ["headline", "dek", "angle", ("slug", "edition"), ("newsroom", "beat"), ("audience", "trust"), "opened_version"]}),
+        ("Status", {"fields": [("status", "version"), ("published_at", "scheduled_for"), "id"], "classes": ["collapse"]}),
+        ("Desk: checks, cites and findings", {"fields": ["desk"], "classes": ["desk-fieldset"]}),
+        ("Unresolved points and decision card", {"fields": ["unresolved", "useful_for", "not_for", "compare_against"]}),
+        ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
+    ]
+
+    def get_inlines(self, request, obj):
+        # A story being created has no corrections to show.
+        return self.inlines if obj is not None else [i for i in self.inlines if i is not CorrectionInline]
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:  # the desk panel and status exist once the story does
+            return [fs for fs in self.fieldsets if fs[0] not in ("Status", "Desk: checks, cites and findings")]
+        return self.fieldsets
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and (obj is None or actions.can_edit(request.user, obj))
+
+    def has_delete_permission(self, request, obj=None):
+        # A live story is taken down with Unpublish, never deleted from under its readers.
+        return super().has_delete_permission(request, obj) and (obj is None or not obj.is_published)
+
+    # ------------------------------------------------------------------ the desk panel
+
+    @admin.display(description="")
+    def desk(self, obj):
+        if obj is None or not obj.pk:
+            return "Save the story first."
+        loaded = Story.objects.with_everything().get(pk=obj.pk)
+        return render_to_string("admin/stories/story/desk_panel.html", desk_context(loaded))
+
+    # ------------------------------------------------------------------ saving
+
+    def save_model(self, request, obj, form, change):
+        pass  # written in save_related, with the inlines, in one save_story
+
+    def save_related(self, request, form, formsets, change):
+        if change and not form.has_changed() and not any(fs.has_changed() for fs in formsets):
+            return  # nothing edited: no new version
+
+        def write():
+            form.instance.save()
+            form.save_m2m()
+            for formset in formsets:
+                self.save_formset(request, form, formset, change=change)
+
+        actions.save_story(
+            story=form.instance, user=request.user, expected_version=form.cleaned_data.get("opened_version"), write=write
+        )
+
+    # ------------------------------------------------------------------ pages
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = dict(extra_context or {})
+        story = self.get_object(request, object_id)
+        if story is not None:
+            if request.method == "GET":
+                presence.touch(story.pk, request.user.get_username())
+            user = request.user
+            extra_context.update(
+                {
+                    "others_open": presence.others(story.pk, user.get_username()),
+                    "can_run_checks": user.has_perm("stories.change_story"),
+                    "can_publish": user.has_perm("stories.publish_story"),
+                    "can_correct": user.has_perm("stories.add_correction") and story.is_published,
+                    "last_audit": AuditEntry.objects.filter(story=story).select_related("user").first(),
+                    "last_check": latest_check(story),
+                }
+            )
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        def view(func):
+            return self.admin_site.admin_view(lambda request, *args, **kwargs: func(self, request, *args, **kwargs))
+
+        name = "stories_story_"
+        return [
+            path("claim/<str:claim_id>/citations/", view(claim_citations), name=name + "claim_citations"),
+            path("<path:object_id>/run-checks/", view(run_checks), name=name + "run_checks"),
+            path("<path:object_id>/publish/", view(publish), name=name + "publish"),
+            path("<path:object_id>/unpublish/", view(unpublish), name=name + "unpublish"),
+            path("<path:object_id>/schedule/", view(schedule), name=name + "schedule"),
+            path("<path:object_id>/unschedule/", view(unschedule), name=name + "unschedule"),
+            path("<path:object_id>/correct/", view(correct), name=name + "correct"),
+            path("<path:object_id>/revisions/", view(revisions), name=name + "revisions"),
+            path("<path:object_id>/revisions/compare/", view(compare), name=name + "compare"),
+        ] + super().get_urls()
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The audit log: read-only."""
+
+    list_display = ["created_at", "action", "story", "version", "user", "reason"]
+    list_filter = ["action"]
+    search_fields = ["story__id", "story__headline", "reason"]
+    list_select_related = ["story", "user"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

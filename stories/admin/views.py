@@ -1,0 +1,257 @@
+"""The story admin's own pages, for what a model form cannot say: run the checks,
+publish / unpublish / schedule, record a correction, the revision history and its
+comparisons, and the stories citing a claim. Each verb calls ``stories.actions``; the
+buttons are hidden from those who may not use them, and the views refuse them too."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from manifests.models import Claim
+
+from stories import actions
+from stories.admin.forms import CorrectionForm, PublishForm, ReasonForm, ScheduleForm
+from stories.history import compare_versions
+from stories.models import AuditEntry, CheckResult, CiteClaim, Revision, Story
+
+# The part of a finding's path that names a key fact, a paragraph or a section.
+_OWNER_PATH = re.compile(r"^(key_facts\[\d+\]|sections\[\d+\]\.paragraphs\[\d+\]|sections\[\d+\])")
+CONTENT_ACTIONS = ("edit", "create", "import", "loaddemo", "api")
+
+
+def latest_check(story: Story) -> CheckResult | None:
+    return CheckResult.objects.filter(story=story).order_by("-created_at", "-id").first()
+
+
+def findings_by_owner(rubric: dict | None) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Findings grouped by the key fact / paragraph / section they concern, and the rest."""
+    by_owner: dict[str, list[dict]] = {}
+    general: list[dict] = []
+    for criterion in (rubric or {}).get("criteria", []):
+        for finding in criterion.get("findings", []):
+            item = {**finding, "criterion": criterion.get("name", "")}
+            match = _OWNER_PATH.match(finding.get("path") or "")
+            if match:
+                by_owner.setdefault(match.group(1), []).append(item)
+            else:
+                general.append(item)
+    return by_owner, general
+
+
+def desk_context(story: Story) -> dict:
+    """What the story page's desk panel shows: the latest rubric, and the story's key
+    facts and paragraphs, each with its cites and the findings that concern it.
+    ``story`` must be loaded with ``Story.objects.with_everything()``."""
+    result = latest_check(story)
+    by_owner, general = findings_by_owner(result.rubric if result else None)
+    stale = bool(
+        result
+        and AuditEntry.objects.filter(story=story, action__in=CONTENT_ACTIONS, version__gt=result.version).exists()
+    )
+    key_facts = [
+        {"obj": fact, "path": f"key_facts[{i}]", "findings": by_owner.get(f"key_facts[{i}]", [])}
+        for i, fact in enumerate(story.key_facts.all())
+    ]
+    sections = []
+    for i, section in enumerate(story.sections.all()):
+        paragraphs = [
+            {"obj": para, "path": f"sections[{i}].paragraphs[{j}]", "findings": by_owner.get(f"sections[{i}].paragraphs[{j}]", [])}
+            for j, para in enumerate(section.paragraphs.all())
+        ]
+        sections.append({"obj": section, "path": f"sections[{i}]", "findings": by_owner.get(f"sections[{i}]", []), "paragraphs": paragraphs})
+    return {
+        "story": story,
+        "result": result,
+        "criteria": (result.rubric or {}).get("criteria", []) if result else [],
+        "stale": stale,
+        "general_findings": general,
+        "key_facts": key_facts,
+        "sections": sections,
+    }
+
+
+# --------------------------------------------------------------------------- verbs
+
+
+def _story_or_404(model_admin, request, object_id) -> Story:
+    story = model_admin.get_object(request, object_id)
+    if story is None or not model_admin.has_view_permission(request, story):
+        raise Http404("no such story")
+    return story
+
+
+def _back(story: Story, anchor: str = "") -> HttpResponseRedirect:
+    return HttpResponseRedirect(reverse("admin:stories_story_change", args=[story.pk]) + (f"#{anchor}" if anchor else ""))
+
+
+def _page(model_admin, request, story, template, title, **context):
+    return TemplateResponse(
+        request,
+        f"admin/stories/story/{template}",
+        {
+            **model_admin.admin_site.each_context(request),
+            "opts": model_admin.model._meta,
+            "original": story,
+            "title": title,
+            "subtitle": story.headline,
+            **context,
+        },
+    )
+
+
+def run_checks(model_admin, request, object_id):
+    """POST: run the checks on the stored story and record the rubric (writers may)."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    story = _story_or_404(model_admin, request, object_id)
+    if not request.user.has_perm("stories.change_story"):
+        raise PermissionDenied
+    try:
+        from stories.checks import check_and_record  # built alongside; imported when used
+    except ImportError:
+        messages.error(request, "The checks are not installed on this server (stories.checks is missing).")
+        return _back(story, "desk")
+    result = check_and_record(story)
+    level = messages.SUCCESS if result.passed else messages.WARNING
+    messages.add_message(request, level, f"Checks {'passed' if result.passed else 'failed'}: score {result.score:.2f}.")
+    return _back(story, "desk")
+
+
+def publish(model_admin, request, object_id):
+    story = _story_or_404(model_admin, request, object_id)
+    if not request.user.has_perm("stories.publish_story"):
+        raise PermissionDenied
+    can_override = request.user.has_perm("stories.override_checks")
+    form = PublishForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        reason = form.cleaned_data["override_reason"] if can_override else ""
+        try:
+            actions.publish_story(story=story, user=request.user, override_reason=reason)
+        except actions.ChecksFailed as exc:
+            form.add_error(None, f"Not published: the checks failed (score {exc.result.score:.2f}). Fix the findings listed here"
+                           + (", or give a reason to publish anyway." if can_override else "."))
+        except actions.ActionError as exc:
+            form.add_error(None, f"Not published: {exc}.")
+        else:
+            messages.success(request, "Published." + (" Checks overridden; the reason is in the audit log." if reason else ""))
+            return _back(story)
+    result = latest_check(story)
+    return _page(
+        model_admin, request, story, "publish.html", "Publish",
+        form=form, can_override=can_override, result=result,
+        criteria=(result.rubric or {}).get("criteria", []) if result else [],
+    )  # fmt: skip
+
+
+def _simple_verb(model_admin, request, object_id, *, perm, form_class, template, title, run, done):
+    story = _story_or_404(model_admin, request, object_id)
+    if not request.user.has_perm(perm):
+        raise PermissionDenied
+    form = form_class(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run(story, form.cleaned_data)
+        except actions.ActionError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, done)
+            return _back(story)
+    return _page(model_admin, request, story, template, title, form=form)
+
+
+def unpublish(model_admin, request, object_id):
+    return _simple_verb(
+        model_admin, request, object_id, perm="stories.publish_story", form_class=ReasonForm, template="verb_form.html",
+        title="Unpublish", done="Unpublished: the story is a draft again.",
+        run=lambda story, data: actions.unpublish_story(story=story, user=request.user, reason=data["reason"]),
+    )  # fmt: skip
+
+
+def schedule(model_admin, request, object_id):
+    return _simple_verb(
+        model_admin, request, object_id, perm="stories.publish_story", form_class=ScheduleForm, template="verb_form.html",
+        title="Schedule", done="Scheduled. The checks run again at publish time.",
+        run=lambda story, data: actions.schedule_story(story=story, user=request.user, when=data["when"]),
+    )  # fmt: skip
+
+
+def unschedule(model_admin, request, object_id):
+    return _simple_verb(
+        model_admin, request, object_id, perm="stories.publish_story", form_class=ReasonForm, template="verb_form.html",
+        title="Cancel the schedule", done="Schedule cancelled: the story is a draft again.",
+        run=lambda story, data: actions.cancel_schedule(story=story, user=request.user, reason=data["reason"]),
+    )  # fmt: skip
+
+
+def correct(model_admin, request, object_id):
+    return _simple_verb(
+        model_admin, request, object_id, perm="stories.add_correction", form_class=CorrectionForm, template="verb_form.html",
+        title="Record a correction", done="Correction recorded. It is now on the story and can never be edited or deleted.",
+        run=lambda story, data: actions.record_correction(story=story, user=request.user, kind=data["kind"], text=data["text"]),
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- history
+
+
+def revisions(model_admin, request, object_id):
+    story = _story_or_404(model_admin, request, object_id)
+    rows = list(Revision.objects.filter(story=story).select_related("created_by").defer("data").order_by("-version"))
+    audit = {}
+    for entry in AuditEntry.objects.filter(story=story).select_related("user").order_by("version", "id"):
+        audit.setdefault(entry.version, entry)
+    for row in rows:
+        row.audit = audit.get(row.version)
+    return _page(model_admin, request, story, "revisions.html", "Revisions", revisions=rows)
+
+
+def compare(model_admin, request, object_id):
+    story = _story_or_404(model_admin, request, object_id)
+    try:
+        a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
+    except ValueError:
+        messages.error(request, "Choose two revisions to compare.")
+        return HttpResponseRedirect(reverse("admin:stories_story_revisions", args=[story.pk]))
+    old, new = min(a, b), max(a, b)
+    lines, found = compare_versions(story.pk, old, new)
+    if old not in found or new not in found:
+        raise Http404("no such revision")
+    return _page(model_admin, request, story, "compare.html", f"Version {old} → {new}", lines=lines, old=found[old], new=found[new])
+
+
+def claim_citations(model_admin, request, claim_id):
+    """Every story citing a claim: where (key fact or paragraph) and in which status."""
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    claim = get_object_or_404(Claim.objects.select_related("manifest__publisher"), pk=claim_id)
+    uses = (
+        CiteClaim.objects.filter(claim=claim)
+        .select_related("cite__paragraph__section__story", "cite__key_fact__story")
+        .order_by("cite__id")
+    )
+    rows = []
+    for use in uses:
+        cite = use.cite
+        if cite.paragraph_id:
+            story, where, text = cite.paragraph.section.story, f"paragraph in “{cite.paragraph.section.heading}”", cite.paragraph.markdown
+        else:
+            story, where, text = cite.key_fact.story, "key fact", cite.key_fact.text
+        rows.append({"story": story, "where": where, "text": text})
+    return TemplateResponse(
+        request,
+        "admin/stories/story/claim_citations.html",
+        {
+            **model_admin.admin_site.each_context(request),
+            "opts": model_admin.model._meta,
+            "title": f"Stories citing claim {claim.id}",
+            "claim": claim,
+            "rows": rows,
+        },
+    )
