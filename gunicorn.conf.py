@@ -43,7 +43,9 @@ def _workers() -> int:
 
 
 wsgi_app = "newsroom.wsgi:application"
-bind = [os.environ.get("GUNICORN_BIND") or (f"0.0.0.0:{os.environ['PORT']}" if os.environ.get("PORT") else "127.0.0.1:8000")]
+bind = [
+    os.environ.get("GUNICORN_BIND") or (f"0.0.0.0:{os.environ['PORT']}" if os.environ.get("PORT") else "127.0.0.1:8000")
+]
 workers = _workers()
 threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 worker_class = "gthread" if threads > 1 else "sync"

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
 os.environ.setdefault("API_RATE", "1000000/min")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -46,8 +46,16 @@ def fill(n: int) -> None:
     for i in range(have, n):
         moment = start + dt.timedelta(seconds=i)
         batch.append(
-            Story(id=f"b{i:08d}", slug=f"bench-{i}", edition=edition, edition_date=edition.id[:10], newsroom=room,
-                  headline=f"Bench story {i}", status="published", published_at=moment)
+            Story(
+                id=f"b{i:08d}",
+                slug=f"bench-{i}",
+                edition=edition,
+                edition_date=edition.id[:10],
+                newsroom=room,
+                headline=f"Bench story {i}",
+                status="published",
+                published_at=moment,
+            )
         )
         if len(batch) == 5000:
             Story.objects.bulk_create(batch)

@@ -49,7 +49,9 @@ def main(repeat: int) -> None:
         "detail": f"/api/v1/stories/{story.pk}/",
         "ninjs": f"/api/v1/stories/{story.pk}/ninjs",
     }
-    print(f"cache {os.environ.get('CACHE_URL', '(settings default)')}; {Story.objects.published().count()} published stories")
+    print(
+        f"cache {os.environ.get('CACHE_URL', '(settings default)')}; {Story.objects.published().count()} published stories"
+    )
     for name, path in paths.items():
         first = client.get(path)  # fills the cache; records the key's first use
         assert first.status_code == 200, (path, first.status_code)

@@ -45,7 +45,7 @@ from stories.models import CheckResult, Story, StoryFingerprint  # noqa: E402
 
 MANIFESTS, CLAIMS_PER_MANIFEST, STORIES, CLAIMS_PER_STORY = 100_000, 10, 10_000, 30
 RUNS = 50
-SEED_EDITION = dt.datetime(2026, 10, 16, 0, tzinfo=dt.timezone.utc)
+SEED_EDITION = dt.datetime(2026, 10, 16, 0, tzinfo=dt.UTC)
 MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000_000_000_000, 1_500_000_000_000_000_000
 ROW_BASE = 10_000_000  # explicit ids for the stories' sections, paragraphs and cites
 SEED_MANIFESTS = ["1792067182956183080", "1792043738156041460", "1792066118701135431", "1792095901600389209"]
@@ -63,24 +63,49 @@ def sentence(rng, vocab, n) -> str:
 def build(rng: random.Random) -> None:
     call_command("loaddemo", stdout=open(os.devnull, "w"))
     vocab = vocabulary(rng)
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     publishers = [Publisher.objects.get_or_create(name=f"bench-publisher-{i}")[0].pk for i in range(50)]
     raw = connection.connection  # psycopg 3: COPY is the fast path for millions of rows
     t0 = time.perf_counter()
     with raw.cursor() as cur:
-        with cur.copy("COPY manifests_manifest (id, title, source_url, published_date, updated_at, publisher_id) FROM STDIN") as copy:
+        with cur.copy(
+            "COPY manifests_manifest (id, title, source_url, published_date, updated_at, publisher_id) FROM STDIN"
+        ) as copy:
             for i in range(MANIFESTS):
                 published = dt.date(2026, 10, 16) - dt.timedelta(days=rng.randint(0, 30))
-                copy.write_row((str(MANIFEST_BASE + i), sentence(rng, vocab, 8), f"https://example.org/m/{i}", published, now, rng.choice(publishers)))
+                copy.write_row(
+                    (
+                        str(MANIFEST_BASE + i),
+                        sentence(rng, vocab, 8),
+                        f"https://example.org/m/{i}",
+                        published,
+                        now,
+                        rng.choice(publishers),
+                    )
+                )
         print(f"  manifests: {time.perf_counter() - t0:.1f}s", flush=True)
-        with cur.copy("COPY manifests_claim (id, position, text, has_text, self_reported, manifest_id) FROM STDIN") as copy:
+        with cur.copy(
+            "COPY manifests_claim (id, position, text, has_text, self_reported, manifest_id) FROM STDIN"
+        ) as copy:
             for i in range(MANIFESTS * CLAIMS_PER_MANIFEST):
-                copy.write_row((str(CLAIM_BASE + i), i % CLAIMS_PER_MANIFEST, sentence(rng, vocab, 18), True, bool(i % 2), str(MANIFEST_BASE + i // CLAIMS_PER_MANIFEST)))
+                copy.write_row(
+                    (
+                        str(CLAIM_BASE + i),
+                        i % CLAIMS_PER_MANIFEST,
+                        sentence(rng, vocab, 18),
+                        True,
+                        bool(i % 2),
+                        str(MANIFEST_BASE + i // CLAIMS_PER_MANIFEST),
+                    )
+                )
         print(f"  claims: {time.perf_counter() - t0:.1f}s", flush=True)
 
         newsroom = Newsroom.objects.get(slug="artificial-intelligence")
         hours = settings.CHECKS_REPEAT_WINDOW_HOURS
-        editions = [Edition.objects.get_or_create_for((SEED_EDITION - dt.timedelta(hours=h)).strftime("%Y-%m-%dT%H"))[0] for h in range(hours + 1)]
+        editions = [
+            Edition.objects.get_or_create_for((SEED_EDITION - dt.timedelta(hours=h)).strftime("%Y-%m-%dT%H"))[0]
+            for h in range(hours + 1)
+        ]
         seed_claims = list(Claim.objects.filter(manifest_id__in=SEED_MANIFESTS).values_list("id", flat=True))
         rows, prints, sections, paragraphs, cites, cite_claims = [], [], [], [], [], []
         for i in range(STORIES):
@@ -99,8 +124,29 @@ def build(rng: random.Random) -> None:
                 cited += ids
             sections.append((ROW_BASE + i, 0, "Section", sid))
             paragraphs.append((ROW_BASE + i, 0, text, ROW_BASE + i))
-            rows.append((sid, f"bench-{i}", edition.starts_at.date(), "", "", sentence(rng, vocab, 10), "", "reported", "published",
-                         edition.starts_at + dt.timedelta(minutes=5), "[]", "{}", "bench", "", 1, now, now, edition.id, newsroom.pk))  # fmt: skip
+            rows.append(
+                (
+                    sid,
+                    f"bench-{i}",
+                    edition.starts_at.date(),
+                    "",
+                    "",
+                    sentence(rng, vocab, 10),
+                    "",
+                    "reported",
+                    "published",
+                    edition.starts_at + dt.timedelta(minutes=5),
+                    "[]",
+                    "{}",
+                    "bench",
+                    "",
+                    1,
+                    now,
+                    now,
+                    edition.id,
+                    newsroom.pk,
+                )
+            )
             prints.append((sid, json.dumps(minhash.signature(words(text))), json.dumps(sorted(set(cited))), now))
         print(f"  story texts and fingerprints computed: {time.perf_counter() - t0:.1f}s", flush=True)
         with cur.copy(
@@ -191,13 +237,19 @@ def main() -> None:
     checks = timed(lambda: run_checks(doc, exclude_story_id=story.pk), args.runs)
     before = CheckResult.objects.count()
     recorded = timed(lambda: check_and_record(story), args.runs)
-    CheckResult.objects.filter(pk__in=CheckResult.objects.order_by("-id").values("pk")[: CheckResult.objects.count() - before]).delete()
+    CheckResult.objects.filter(
+        pk__in=CheckResult.objects.order_by("-id").values("pk")[: CheckResult.objects.count() - before]
+    ).delete()
     reset_queries()
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     client, server = cpu_per_run(lambda: run_checks(doc, exclude_story_id=story.pk), args.runs)
-    print(f"run_checks CPU per check: client {client:.1f} ms, database backend {server if server is None else round(server, 1)} ms")
+    print(
+        f"run_checks CPU per check: client {client:.1f} ms, database backend {server if server is None else round(server, 1)} ms"
+    )
     for label, values in (("run_checks(doc)", checks), ("check_and_record(story)", recorded)):
-        print(f"{label:<26} runs={len(values)} median={statistics.median(values):.1f} ms p95={percentile(values, 95):.1f} ms max={max(values):.1f} ms")
+        print(
+            f"{label:<26} runs={len(values)} median={statistics.median(values):.1f} ms p95={percentile(values, 95):.1f} ms max={max(values):.1f} ms"
+        )
 
 
 if __name__ == "__main__":

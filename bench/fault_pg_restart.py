@@ -91,7 +91,12 @@ def server_env() -> dict[str, str]:
 def prepare(env: dict[str, str]) -> None:
     name = DATABASE_URL.rsplit("/", 1)[1]
     server = DATABASE_URL.rsplit("/", 1)[0] + "/postgres"
-    exists = subprocess.run(["psql", server, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{name}'"], capture_output=True, text=True, check=True)
+    exists = subprocess.run(
+        ["psql", server, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{name}'"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     if exists.stdout.strip() != "1":
         subprocess.run(["psql", server, "-qc", f'CREATE DATABASE "{name}"'], check=True)
     for args in (["migrate", "--noinput", "-v0"], ["loaddemo"], ["collectstatic", "--noinput", "-v0"]):
@@ -133,13 +138,24 @@ def drive(t0: float, stop: threading.Event, results: list, lock: threading.Lock,
         path = PATHS[i % len(PATHS)]
         status, seconds, retry_after = get(path)
         with lock:
-            results.append({"t": round(time.monotonic() - t0, 3), "path": path, "status": status, "seconds": seconds, "retry_after": retry_after})
+            results.append(
+                {
+                    "t": round(time.monotonic() - t0, 3),
+                    "path": path,
+                    "status": status,
+                    "seconds": seconds,
+                    "retry_after": retry_after,
+                }
+            )
         i += 1
 
 
 def main() -> int:
     if os.environ.get("FAULT_PG_RESTART") != "1" and os.environ.get("FAULT_DRY_RUN") != "1":
-        print("refusing: restarting PostgreSQL disconnects every user of the server; set FAULT_PG_RESTART=1", file=sys.stderr)
+        print(
+            "refusing: restarting PostgreSQL disconnects every user of the server; set FAULT_PG_RESTART=1",
+            file=sys.stderr,
+        )
         return 2
     if not DATABASE_URL.startswith("postgres") or not shutil.which("pg_ctlcluster"):
         print("needs PostgreSQL and pg_ctlcluster", file=sys.stderr)
@@ -148,7 +164,9 @@ def main() -> int:
     prepare(env)
     # The server's log goes to a file: an unread pipe fills up and blocks the workers.
     log = tempfile.NamedTemporaryFile(prefix="fault-gunicorn-", suffix=".log", delete=False)
-    server = subprocess.Popen([GUNICORN, "--config", "gunicorn.conf.py"], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
+    server = subprocess.Popen(
+        [GUNICORN, "--config", "gunicorn.conf.py"], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+    )
     try:
         wait_until_up()
         workers_before = workers_of(server.pid)
@@ -183,6 +201,7 @@ def main() -> int:
 
 def ensure_postgres(wait: float = 30) -> bool:
     """Start the cluster again if it is not accepting connections (a failed restart)."""
+
     def ready() -> bool:
         return subprocess.run(["pg_isready", "-h", "127.0.0.1", "-q"], check=False).returncode == 0
 

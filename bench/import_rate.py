@@ -44,7 +44,9 @@ def main() -> None:
     parser.add_argument("--write", type=int, metavar="N")
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument(
-        "--shape", choices=["seed", "small"], default="seed",
+        "--shape",
+        choices=["seed", "small"],
+        default="seed",
         help="seed: copies of the demo story (8 paragraphs, 5 key facts); small: the shape generate_scale_data makes",
     )
     args = parser.parse_args()
@@ -58,7 +60,11 @@ def main() -> None:
         pid = cursor.fetchone()[0]
     server0, wall0, own0 = backend_cpu(pid), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     call_command("import_stories", str(args.file))
-    wall, own, server = time.perf_counter() - wall0, resource.getrusage(resource.RUSAGE_SELF), backend_cpu(pid) - server0
+    wall, own, server = (
+        time.perf_counter() - wall0,
+        resource.getrusage(resource.RUSAGE_SELF),
+        backend_cpu(pid) - server0,
+    )
     client = own.ru_utime - own0.ru_utime + own.ru_stime - own0.ru_stime
     print(
         f"{n} stories: wall {wall:.1f} s ({n / wall:.0f}/s); client CPU {client:.1f} s ({n / client:.0f} per CPU-second); "

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
 os.environ.setdefault("API_RATE", "1000000/min")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -65,12 +65,21 @@ def main():
     in_newsroom = Story.objects.published().in_newsroom(demo.newsroom).newest_first()
     if in_newsroom.count() > args.deep_page * PAGE_SIZE:
         row = in_newsroom.values_list("published_at", "id")[(args.deep_page - 1) * PAGE_SIZE - 1]
-        pages.append((f"newsroom page, {args.deep_page}th page", f"{newsroom_url}?before={keyset.encode_cursor(*row)}", {}))
-    pages += [("home page", "/", {}), ("edition page (the demo's)", f"/editions/{demo.edition_id}/", {}),
-              ("API list, first page", "/api/v1/stories/", auth)]  # fmt: skip
+        pages.append(
+            (f"newsroom page, {args.deep_page}th page", f"{newsroom_url}?before={keyset.encode_cursor(*row)}", {})
+        )
+    pages += [
+        ("home page", "/", {}),
+        ("edition page (the demo's)", f"/editions/{demo.edition_id}/", {}),
+        ("API list, first page", "/api/v1/stories/", auth),
+    ]
     size = KeysetPagination.page_size
     if total > args.deep_page * size:
-        row = Story.objects.published().order_by("updated_at", "id").values_list("updated_at", "id")[args.deep_page * size - 1]
+        row = (
+            Story.objects.published()
+            .order_by("updated_at", "id")
+            .values_list("updated_at", "id")[args.deep_page * size - 1]
+        )
         pages.append((f"API list, page {args.deep_page}", f"/api/v1/stories/?cursor={encode_cursor(*row)}", auth))
     print(f"{total} published stories on {connection.settings_dict['NAME']}; median of {args.runs}")
     print("| page | median ms | queries | bytes |")

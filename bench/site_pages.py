@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -35,7 +35,10 @@ def make(seed, n, slug, sid):
         return
     doc = copy.deepcopy(seed)
     base = seed["sections"][0]["paragraphs"]
-    doc["sections"] = [{"heading": f"Part {i}", "paragraphs": [copy.deepcopy(base[j % 2]) for j in range(10)]} for i in range(n // 10 or 1)]
+    doc["sections"] = [
+        {"heading": f"Part {i}", "paragraphs": [copy.deepcopy(base[j % 2]) for j in range(10)]}
+        for i in range(n // 10 or 1)
+    ]
     doc.update(id=sid, slug=slug)
     desk.import_story(desk.validate(doc))
 

@@ -4,7 +4,7 @@ import json
 
 from django.db import models, transaction
 
-from newsroom.infra.jsondoc import FormatError, V, loads, require
+from newsroom.infra.jsondoc import FormatError, V, require
 
 from .models import Claim, Manifest, Publisher
 
@@ -17,7 +17,9 @@ def validate_manifest(entry, path: str, *, claims: bool = True) -> dict:
     out = {
         "manifest_id": V.ident(require(entry, "manifest_id", path), f"{path}.manifest_id"),
         "title": V.string(require(entry, "title", path), f"{path}.title", nonempty=True, max_length=500),
-        "source_name": V.string(require(entry, "source_name", path), f"{path}.source_name", nonempty=True, max_length=200),
+        "source_name": V.string(
+            require(entry, "source_name", path), f"{path}.source_name", nonempty=True, max_length=200
+        ),
         "source_url": V.url(require(entry, "source_url", path), f"{path}.source_url"),
         "published_date": V.date(require(entry, "published_date", path), f"{path}.published_date"),
     }
@@ -46,7 +48,9 @@ def validate_manifests_document(data) -> list[dict]:
     schema = require(data, "schema")
     if schema != SCHEMA:
         raise FormatError("schema", f"must be {SCHEMA!r}, not {schema!r}")
-    manifests = [validate_manifest(m, f"manifests[{i}]") for i, m in enumerate(V.lst(require(data, "manifests"), "manifests"))]
+    manifests = [
+        validate_manifest(m, f"manifests[{i}]") for i, m in enumerate(V.lst(require(data, "manifests"), "manifests"))
+    ]
     seen, claim_owner = {}, {}
     for i, m in enumerate(manifests):
         if m["manifest_id"] in seen:
@@ -56,7 +60,8 @@ def validate_manifests_document(data) -> list[dict]:
             owner = claim_owner.setdefault(claim["claim_id"], m["manifest_id"])
             if owner != m["manifest_id"]:
                 raise FormatError(
-                    f"manifests[{i}].claims[{j}].claim_id", f"claim {claim['claim_id']} also appears under manifest {owner}"
+                    f"manifests[{i}].claims[{j}].claim_id",
+                    f"claim {claim['claim_id']} also appears under manifest {owner}",
                 )
     return manifests
 
@@ -98,7 +103,12 @@ def _upsert_claims(manifest: Manifest, claims: list[dict]) -> bool:
                 f"claims[{position}].claim_id",
                 f"claim {claim['claim_id']} belongs to manifest {current.manifest_id}, not {manifest.id}",
             )
-        values = {"text": claim["text"], "self_reported": claim["self_reported"], "has_text": True, "position": position}
+        values = {
+            "text": claim["text"],
+            "self_reported": claim["self_reported"],
+            "has_text": True,
+            "position": position,
+        }
         if current is None:
             Claim.objects.create(id=claim["claim_id"], manifest=manifest, **values)
             changed = True

@@ -71,7 +71,9 @@ class Claim(models.Model):
     position = models.PositiveIntegerField(default=0)
     text = models.TextField(blank=True)
     has_text = models.BooleanField(default=True)
-    self_reported = models.BooleanField(null=True, help_text="Whether the source reports this about itself; unknown for stubs.")
+    self_reported = models.BooleanField(
+        null=True, help_text="Whether the source reports this about itself; unknown for stubs."
+    )
 
     objects = ClaimQuerySet.as_manager()
 

@@ -190,7 +190,9 @@ def _recently_fetched(ids: list[str], hours: float) -> set[str]:
 def _fetch_one(manifest_id: str, config: ProviderConfig, adapter) -> tuple[Result, bool]:
     """Fetch, map and store one manifest. Returns its result and whether to stop the run."""
     if not ID_RE.match(manifest_id):
-        return Result(manifest_id, FAILED, f"{manifest_id[:80]!r} is not a valid manifest id (letters, digits, - and _)"), False
+        return Result(
+            manifest_id, FAILED, f"{manifest_id[:80]!r} is not a valid manifest id (letters, digits, - and _)"
+        ), False
     try:
         outcome = _store(adapter(_parse(fetch_reply(manifest_id, config)), manifest_id=manifest_id), manifest_id)
     except ProviderError as exc:
@@ -202,7 +204,11 @@ def _fetch_one(manifest_id: str, config: ProviderConfig, adapter) -> tuple[Resul
         logger.debug("manifest %s: %s", manifest_id, result.message)
         return result, False
     stubs = tuple(Claim.objects.stubs().filter(manifest_id=manifest_id).order_by("id").values_list("id", flat=True))
-    message = f"{len(stubs)} cited claim(s) not in the provider's reply, still without text: {', '.join(stubs)}" if stubs else ""
+    message = (
+        f"{len(stubs)} cited claim(s) not in the provider's reply, still without text: {', '.join(stubs)}"
+        if stubs
+        else ""
+    )
     return Result(manifest_id, FETCHED if outcome in ("created", "updated") else UNCHANGED, message, stubs), False
 
 
@@ -295,8 +301,8 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
 
 
 def _backoff(attempt: int, config: ProviderConfig) -> float:

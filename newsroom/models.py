@@ -21,7 +21,7 @@ def parse_edition(value: str) -> dt.datetime:
     # strptime alone accepts one-digit fields and stray whitespace; the regex does not.
     if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}", value):
         raise ValueError(f"edition {value!r} is not YYYY-MM-DDTHH")
-    return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.UTC)
 
 
 class Newsroom(models.Model):
@@ -121,7 +121,9 @@ class SiteProfile(models.Model):
     run_these_manifests = OrderedJSONField(default=_default_run_these_manifests)
     command_one = models.TextField(default=defaults.COMMAND_ONE)
     command_all = models.TextField(default=defaults.COMMAND_ALL)
-    sponsor = OrderedJSONField(default=_default_sponsor, null=True, blank=True, help_text="The house ad; empty for none.")
+    sponsor = OrderedJSONField(
+        default=_default_sponsor, null=True, blank=True, help_text="The house ad; empty for none."
+    )
     disclosure = models.TextField(default=defaults.DISCLOSURE)
     reuse = OrderedJSONField(default=_default_reuse)
 
@@ -140,7 +142,9 @@ class SiteProfile(models.Model):
         return obj
 
     def reuse_for(self, canonical_url: str | None = None) -> dict:
-        out = {k: v.replace("{site_url}", settings.SITE_URL) if isinstance(v, str) else v for k, v in self.reuse.items()}
+        out = {
+            k: v.replace("{site_url}", settings.SITE_URL) if isinstance(v, str) else v for k, v in self.reuse.items()
+        }
         if canonical_url is not None:
             out["canonical_url"] = canonical_url
         return out
@@ -159,7 +163,9 @@ class SiteProfile(models.Model):
         one = _fill(self.command_one, url=template.replace("{manifest_id}", manifest_ids[0])) if manifest_ids else ""
         out["commands"] = {
             "one": one,
-            "all": _fill(self.command_all, ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")),
+            "all": _fill(
+                self.command_all, ids=" ".join(manifest_ids), url_var=template.replace("{manifest_id}", "$id")
+            ),
         }
         return out
 

@@ -221,12 +221,7 @@ CSP_POLICY = env(
     default="default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
 )
-CSP_PATH_POLICIES = {
-    prefix: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' https: data:; worker-src 'self' blob:; "
-    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
-    for prefix in env.list("CSP_DOCS_PATHS", default=["/api/v1/docs", "/api/docs"])
-}
+CSP_PATH_POLICIES = dict.fromkeys(env.list("CSP_DOCS_PATHS", default=["/api/v1/docs", "/api/docs"]), "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " "img-src 'self' https: data:; worker-src 'self' blob:; " "object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
 
 # Structured logs: JSON lines with the request id (text lines while developing).
 LOG_FORMAT = env("LOG_FORMAT", default="text" if DEBUG else "json")
@@ -267,7 +262,12 @@ REST_FRAMEWORK["EXCEPTION_HANDLER"] = "syndication.errors.exception_handler"
 # Swagger UI and Redoc served from our own static files, not a CDN (so the CSP stays 'self').
 INSTALLED_APPS += ["drf_spectacular_sidecar"]
 SPECTACULAR_SETTINGS.update(
-    {"SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "REDOC_DIST": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True}
+    {
+        "SWAGGER_UI_DIST": "SIDECAR",
+        "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+        "REDOC_DIST": "SIDECAR",
+        "COMPONENT_SPLIT_REQUEST": True,
+    }
 )
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)  # seconds per delivery attempt
 WEBHOOK_RETRY_HOURS = env.int("WEBHOOK_RETRY_HOURS", default=24)  # then a delivery is marked failed
@@ -293,7 +293,10 @@ LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 # places from the right; 0 (the default) uses REMOTE_ADDR. DRF's NUM_PROXIES follows it.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
-MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"), "newsroom.infra.login_throttle.LoginThrottleMiddleware")
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"),
+    "newsroom.infra.login_throttle.LoginThrottleMiddleware",
+)
 
 # Seconds a worker may trust the ``lists`` generation it last read from the cache before
 # asking again (public.views.story fast path). 0: ask on every request (pages change at once

@@ -15,11 +15,10 @@ from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
 from django.utils.html import escape
 
-from newsroom.models import Newsroom
 from newsroom.infra.pagecache import list_page, public
-
-from stories.models import Correction, Story
+from newsroom.models import Newsroom
 from public.renderings import site_name
+from stories.models import Correction, Story
 
 FEED_SIZE = 50
 
@@ -37,7 +36,7 @@ def feed_stories(newsroom: Newsroom | None = None):
 
 
 def _iso(value) -> str:
-    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class StoryAtomFeed(Feed):
@@ -114,7 +113,12 @@ def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
                 "content_text": story.dek or story.headline,
                 "date_published": _iso(story.published_at),
                 "date_modified": _iso(story.last_change),
-                "authors": [{"name": f"{site_name()} {story.newsroom.title} desk", "url": base + story.newsroom.get_absolute_url()}],
+                "authors": [
+                    {
+                        "name": f"{site_name()} {story.newsroom.title} desk",
+                        "url": base + story.newsroom.get_absolute_url(),
+                    }
+                ],
                 "tags": [t for t in (story.newsroom.title, story.beat.slug if story.beat_id else None) if t],
                 "language": "en",
                 "_provenance": {"json": story.url + "index.json", "markdown": story.url + "index.md"},

@@ -15,9 +15,24 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 ALLOWED_TAGS = {
-    "p", "a", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "br",
-    "sup", "sub", "del", "h3", "h4", "hr",
-}  # fmt: skip
+    "p",
+    "a",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "br",
+    "sup",
+    "sub",
+    "del",
+    "h3",
+    "h4",
+    "hr",
+}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 LINK_REL = "nofollow noopener"

@@ -9,9 +9,7 @@ from dataclasses import dataclass, field
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from public import markup
-
-from public import renderings
+from public import markup, renderings
 
 
 @dataclass
@@ -32,7 +30,10 @@ def claim_texts(story) -> dict[str, dict]:
     for owner in owners:
         for cite in owner.cites.all():
             for cc in cite.claims.all():
-                out[cc.claim_id] = {"text": cc.claim.text if cc.claim.has_text else "", "self_reported": cc.claim.self_reported}
+                out[cc.claim_id] = {
+                    "text": cc.claim.text if cc.claim.has_text else "",
+                    "self_reported": cc.claim.self_reported,
+                }
     return out
 
 
@@ -40,16 +41,27 @@ def build_sources(d: dict, claims: dict[str, dict]) -> list[Source]:
     numbers = renderings.source_numbers(d)
     by_id = {}
     for m in d["manifests"]:
-        by_id[m["manifest_id"]] = Source(numbers[m["manifest_id"]], m["manifest_id"], m["title"], m["source_name"], m["source_url"], m["published_date"])
+        by_id[m["manifest_id"]] = Source(
+            numbers[m["manifest_id"]],
+            m["manifest_id"],
+            m["title"],
+            m["source_name"],
+            m["source_url"],
+            m["published_date"],
+        )
     seen = set()
-    cites = [c for f in d["key_facts"] for c in f["cites"]] + [c for s in d["sections"] for p in s["paragraphs"] for c in p["cites"]]
+    cites = [c for f in d["key_facts"] for c in f["cites"]] + [
+        c for s in d["sections"] for p in s["paragraphs"] for c in p["cites"]
+    ]
     for cite in cites:
         source = by_id.get(cite["manifest_id"])
         for cid in cite["claim_ids"]:
             if source is not None and cid not in seen:
                 seen.add(cid)
                 info = claims.get(cid, {})
-                source.claims.append({"id": cid, "text": info.get("text", ""), "self_reported": info.get("self_reported")})
+                source.claims.append(
+                    {"id": cid, "text": info.get("text", ""), "self_reported": info.get("self_reported")}
+                )
     return sorted(by_id.values(), key=lambda s: s.n)
 
 
@@ -64,7 +76,11 @@ def markers_html(cites: list[dict], sources: dict[str, Source]) -> SafeString:
         out.append(
             format_html(
                 '<sup class="cite"><a href="#source-{}" data-claims="{}" aria-label="Source {}: {}">[{}]</a></sup>',
-                source.n, " ".join(cite["claim_ids"]), source.n, source.title, source.n,
+                source.n,
+                " ".join(cite["claim_ids"]),
+                source.n,
+                source.title,
+                source.n,
             )
         )
     return mark_safe("".join(out))
@@ -80,14 +96,17 @@ def paragraph_html(markdown: str, markers: SafeString) -> SafeString:
 
 
 def parse_time(value: str | None) -> dt.datetime | None:
-    return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc) if value else None
+    return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC) if value else None
 
 
 def story_context(story, d: dict) -> dict:
     """Everything ``public/story_detail.html`` reads."""
     sources = build_sources(d, claim_texts(story))
     by_id = {s.manifest_id: s for s in sources}
-    key_facts = [{"text": f["text"], "self_reported": f["self_reported"], "markers": markers_html(f["cites"], by_id)} for f in d["key_facts"]]
+    key_facts = [
+        {"text": f["text"], "self_reported": f["self_reported"], "markers": markers_html(f["cites"], by_id)}
+        for f in d["key_facts"]
+    ]
     sections = [
         {
             "heading": s["heading"],
@@ -97,7 +116,10 @@ def story_context(story, d: dict) -> dict:
         for i, s in enumerate(d["sections"], start=1)
     ]
     rtm = d["run_these_manifests"]
-    steps = [{"n": st.get("n"), "title": st.get("title", ""), "html": markup.to_inline_html(st.get("text", ""))} for st in rtm.get("steps", [])]
+    steps = [
+        {"n": st.get("n"), "title": st.get("title", ""), "html": markup.to_inline_html(st.get("text", ""))}
+        for st in rtm.get("steps", [])
+    ]
     corrections = [{**c, "at": parse_time(c["corrected_at"])} for c in d["corrections"]]
     return {
         "d": d,
@@ -115,4 +137,3 @@ def story_context(story, d: dict) -> dict:
         "sponsor_text": markup.to_inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
         "site_name": renderings.site_name(),
     }
-

@@ -11,9 +11,8 @@ import json
 
 from django.conf import settings
 
-from stories import desk
-
 from public import markup
+from stories import desk
 
 SITE_NAME_DEFAULT = "Hanging Context"
 
@@ -82,7 +81,10 @@ def to_markdown(d: dict) -> str:
     out += [" · ".join(byline), "", f"Canonical: <{d['url']}>", ""]
     if d["corrections"]:
         out += ["## Corrections", ""]
-        out += [f"- **{c['kind'].capitalize()}, {c['corrected_at']}:** {_md_escape_line(c['text'])}" for c in d["corrections"]]
+        out += [
+            f"- **{c['kind'].capitalize()}, {c['corrected_at']}:** {_md_escape_line(c['text'])}"
+            for c in d["corrections"]
+        ]
         out.append("")
     if d["key_facts"]:
         out += ["## Key facts", ""]
@@ -123,7 +125,11 @@ def to_jsonld(d: dict) -> dict:
         "datePublished": d["published_at"],
         "dateModified": date_modified(d),
         "articleSection": d["newsroom_title"],
-        "author": {"@type": "Organization", "name": f"{site_name()} {d['newsroom_title']} desk", "url": d["links"]["newsroom"]},
+        "author": {
+            "@type": "Organization",
+            "name": f"{site_name()} {d['newsroom_title']} desk",
+            "url": d["links"]["newsroom"],
+        },
         "publisher": site,
         "isAccessibleForFree": True,
         "image": [img["url"] for img in d["images"]],
@@ -139,7 +145,12 @@ def to_jsonld(d: dict) -> dict:
             for m in d["manifests"]
         ],
         "correction": [
-            {"@type": "CorrectionComment", "text": c["text"], "datePublished": c["corrected_at"], "name": c["kind"].capitalize()}
+            {
+                "@type": "CorrectionComment",
+                "text": c["text"],
+                "datePublished": c["corrected_at"],
+                "name": c["kind"].capitalize(),
+            }
             for c in d["corrections"]
         ],
         "license": d["reuse"].get("license_url"),

@@ -12,11 +12,10 @@ from django.db.models import Exists, Max, OuterRef
 from django.shortcuts import render
 from django.utils import timezone
 
-from newsroom.models import Edition, Newsroom
 from newsroom.infra.pagecache import list_page, public
-
-from stories.models import Story
+from newsroom.models import Edition, Newsroom
 from public.renderings import site_name
+from stories.models import Story
 
 NEWS_WINDOW = dt.timedelta(days=2)
 NEWS_LIMIT = 1000
@@ -36,9 +35,12 @@ class StorySitemap(SiteUrlSitemap):
     limit = 5000
 
     def items(self):
-        return Story.objects.published().annotate(last_correction=Max("corrections__corrected_at")).only(
-            "id", "slug", "edition_id", "published_at", "updated_at"
-        ).order_by("-published_at", "id")
+        return (
+            Story.objects.published()
+            .annotate(last_correction=Max("corrections__corrected_at"))
+            .only("id", "slug", "edition_id", "published_at", "updated_at")
+            .order_by("-published_at", "id")
+        )
 
     def location(self, item):
         return item.path
@@ -73,7 +75,9 @@ SITEMAPS = {"stories": StorySitemap, "newsrooms": NewsroomSitemap, "editions": E
 def news_sitemap(request):
     """Google News sitemap: stories published in the last two days, at most 1,000."""
     since = timezone.now() - NEWS_WINDOW
-    stories = Story.objects.published().filter(published_at__gte=since).only("slug", "edition_id", "published_at", "headline")
+    stories = (
+        Story.objects.published().filter(published_at__gte=since).only("slug", "edition_id", "published_at", "headline")
+    )
     stories = stories.order_by("-published_at", "-id")[:NEWS_LIMIT]
     return render(
         request,

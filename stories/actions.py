@@ -66,11 +66,15 @@ def _bump(story: Story, action: str, user, *, reason: str = "", details: dict | 
     story.save()
     loaded = Story.objects.with_everything().get(pk=story.pk)
     desk.record_revision(loaded, user=user)
-    AuditEntry.objects.create(story=story, action=action, user=user, version=story.version, reason=reason, details=details or {})
+    AuditEntry.objects.create(
+        story=story, action=action, user=user, version=story.version, reason=reason, details=details or {}
+    )
     return loaded
 
 
-def save_story(*, story: Story, user=None, expected_version: int | None = None, write=None, details: dict | None = None) -> Story:
+def save_story(
+    *, story: Story, user=None, expected_version: int | None = None, write=None, details: dict | None = None
+) -> Story:
     """Save an edit of a story: bump its version, keep a revision, audit it, send
     ``story_updated``. ``write`` (no arguments) does the caller's writes (the story's
     fields, its sections, cites...) inside the same transaction, after the version check.
@@ -99,7 +103,11 @@ def save_story(*, story: Story, user=None, expected_version: int | None = None, 
         loaded = Story.objects.with_everything().get(pk=story.pk)
         desk.record_revision(loaded, user=user)
         AuditEntry.objects.create(
-            story=loaded, action="create" if creating else "edit", user=user, version=loaded.version, details=details or {}
+            story=loaded,
+            action="create" if creating else "edit",
+            user=user,
+            version=loaded.version,
+            details=details or {},
         )
         signals.story_updated.send(sender=Story, story=loaded, user=user)
         return loaded

@@ -12,8 +12,8 @@ bumps, so a correction shows at once.
 from django.db.models.signals import post_delete, post_save
 
 from manifests.models import Claim, Manifest
-from newsroom.models import SiteProfile
 from newsroom.infra.pagecache import bump
+from newsroom.models import SiteProfile
 
 from . import signals
 
@@ -39,7 +39,9 @@ def citing_story_ids(manifest_id: str) -> set[str]:
     """The stories (any status) with a cite of this manifest."""
     from .models import Cite
 
-    rows = Cite.objects.filter(manifest_id=manifest_id).values_list("paragraph__section__story_id", "key_fact__story_id")
+    rows = Cite.objects.filter(manifest_id=manifest_id).values_list(
+        "paragraph__section__story_id", "key_fact__story_id"
+    )
     return {sid for pair in rows for sid in pair if sid}
 
 
@@ -71,7 +73,9 @@ def connect():
     post_save.connect(shown_everywhere_changed, sender=SiteProfile, dispatch_uid="stories.cache.save.SiteProfile")
     for model in (Newsroom, Beat, Publisher):
         post_save.connect(shown_everywhere_changed, sender=model, dispatch_uid=f"stories.cache.save.{model.__name__}")
-        post_delete.connect(shown_everywhere_changed, sender=model, dispatch_uid=f"stories.cache.delete.{model.__name__}")
+        post_delete.connect(
+            shown_everywhere_changed, sender=model, dispatch_uid=f"stories.cache.delete.{model.__name__}"
+        )
     for model in (Manifest, Claim):
         post_save.connect(source_changed, sender=model, dispatch_uid=f"stories.cache.save.{model.__name__}")
         post_delete.connect(source_changed, sender=model, dispatch_uid=f"stories.cache.delete.{model.__name__}")

@@ -31,7 +31,12 @@ def diff_lines(old: dict | None, new: dict | None, *, old_label: str, new_label:
 
 def compare_versions(story_id: str, old_version: int, new_version: int) -> tuple[list[dict], dict[int, Revision]]:
     """The diff between two stored revisions of a story (a missing one diffs as empty)."""
-    revisions = {r.version: r for r in Revision.objects.filter(story_id=story_id, version__in=[old_version, new_version]).select_related("created_by")}
+    revisions = {
+        r.version: r
+        for r in Revision.objects.filter(story_id=story_id, version__in=[old_version, new_version]).select_related(
+            "created_by"
+        )
+    }
     old, new = revisions.get(old_version), revisions.get(new_version)
     lines = diff_lines(
         old.data if old else None,

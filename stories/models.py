@@ -43,7 +43,9 @@ class StoryQuerySet(models.QuerySet):
             Prefetch(
                 "sections",
                 queryset=Section.objects.prefetch_related(
-                    Prefetch("paragraphs", queryset=Paragraph.objects.prefetch_related(Prefetch("cites", queryset=cites)))
+                    Prefetch(
+                        "paragraphs", queryset=Paragraph.objects.prefetch_related(Prefetch("cites", queryset=cites))
+                    )
                 ),
             ),
             "images",
@@ -73,11 +75,15 @@ class StoryQuerySet(models.QuerySet):
         facts = list(story.key_facts.all())
         paragraphs = [p for s in story.sections.all() for p in s.paragraphs.all()]
         cites = list(
-            Cite.objects.filter(Q(key_fact__in=[f.pk for f in facts]) | Q(paragraph__in=[p.pk for p in paragraphs])).select_related(
-                "manifest__publisher"
-            )
+            Cite.objects.filter(
+                Q(key_fact__in=[f.pk for f in facts]) | Q(paragraph__in=[p.pk for p in paragraphs])
+            ).select_related("manifest__publisher")
         )
-        claims = CiteClaim.objects.filter(cite__in=[c.pk for c in cites]).select_related("claim").order_by("position", "id") if cites else []
+        claims = (
+            CiteClaim.objects.filter(cite__in=[c.pk for c in cites]).select_related("claim").order_by("position", "id")
+            if cites
+            else []
+        )
         _set_prefetched(cites, "claims", claims, "cite_id")
         _set_prefetched(facts, "cites", [c for c in cites if c.key_fact_id is not None], "key_fact_id")
         _set_prefetched(paragraphs, "cites", [c for c in cites if c.paragraph_id is not None], "paragraph_id")
@@ -112,7 +118,11 @@ class StoryQuerySet(models.QuerySet):
         vector = (
             SearchVector("headline", weight="A", config="english")
             + SearchVector("dek", weight="B", config="english")
-            + SearchVector(Coalesce(models.Subquery(body), models.Value(""), output_field=models.TextField()), weight="C", config="english")
+            + SearchVector(
+                Coalesce(models.Subquery(body), models.Value(""), output_field=models.TextField()),
+                weight="C",
+                config="english",
+            )
         )
         search_query = SearchQuery(query, search_type="websearch", config="english")
         return (
@@ -171,7 +181,9 @@ class Story(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["edition_date", "slug"], name="story_slug_unique_per_date"),
             models.CheckConstraint(condition=Q(slug__regex=SLUG_REGEX), name="story_slug_format"),
-            models.CheckConstraint(condition=Q(status__in=["draft", "scheduled", "published"]), name="story_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["draft", "scheduled", "published"]), name="story_status_valid"
+            ),
             models.CheckConstraint(
                 condition=~Q(status="published") | Q(published_at__isnull=False), name="story_published_has_time"
             ),
@@ -266,7 +278,8 @@ class Cite(models.Model):
         ordering = ["position", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(paragraph__isnull=False, key_fact__isnull=True) | Q(paragraph__isnull=True, key_fact__isnull=False),
+                condition=Q(paragraph__isnull=False, key_fact__isnull=True)
+                | Q(paragraph__isnull=True, key_fact__isnull=False),
                 name="cite_has_one_owner",
             )
         ]
@@ -352,7 +365,9 @@ class Correction(models.Model):
         ordering = ["corrected_at", "id"]
         indexes = [models.Index(fields=["-corrected_at", "-id"], name="correction_latest")]  # /corrections/ pages
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"
+            ),
             models.CheckConstraint(condition=~Q(text=""), name="correction_text_not_empty"),
         ]
 

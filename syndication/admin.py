@@ -102,7 +102,16 @@ class WebhookAttemptInline(admin.TabularInline):
 
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(admin.ModelAdmin):
-    list_display = ["delivery_id", "event", "story_id", "endpoint", "status", "attempts", "next_attempt_at", "created_at"]
+    list_display = [
+        "delivery_id",
+        "event",
+        "story_id",
+        "endpoint",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "created_at",
+    ]
     list_filter = ["status", "event", "endpoint__partner"]
     search_fields = ["delivery_id", "story_id", "endpoint__url"]
     list_select_related = ["endpoint__partner"]

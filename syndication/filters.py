@@ -2,10 +2,9 @@
 400 naming the parameter, never an empty or unfiltered list."""
 
 import datetime as dt
+import re
 
 from django.utils.dateparse import parse_datetime
-
-import re
 
 from newsroom.infra.jsondoc import SLUG_RE
 from newsroom.models import EDITION_REGEX, Beat, Newsroom
@@ -19,7 +18,7 @@ def parse_time(name: str, value: str) -> dt.datetime:
     """An ISO 8601 time with a zone (``2026-10-16T00:00:00Z``), or a date (midnight UTC)."""
     try:
         if DATE_RE.match(value):
-            return dt.datetime.combine(dt.date.fromisoformat(value), dt.time(), tzinfo=dt.timezone.utc)
+            return dt.datetime.combine(dt.date.fromisoformat(value), dt.time(), tzinfo=dt.UTC)
         moment = parse_datetime(value.replace(" ", "+"))  # a '+' in a query string arrives as a space
     except ValueError:
         moment = None

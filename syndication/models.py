@@ -133,7 +133,9 @@ class WebhookEndpoint(models.Model):
     partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=1000)
     secret = models.CharField(
-        max_length=100, default=new_webhook_secret, help_text="Shared with the partner: signs every delivery (HMAC-SHA256)."
+        max_length=100,
+        default=new_webhook_secret,
+        help_text="Shared with the partner: signs every delivery (HMAC-SHA256).",
     )
     events = models.JSONField(default=list, help_text="Any of story.published, story.corrected, story.unpublished.")
     active = models.BooleanField(default=True, help_text="Turned off when the receiver answers 410 Gone.")
@@ -152,7 +154,10 @@ class WebhookEndpoint(models.Model):
         unknown = [e for e in events or [] if e not in self.Event.values]
         if events is None or not events or unknown:
             raise ValidationError(
-                {"events": f"a list of one or more of {', '.join(self.Event.values)}" + (f"; unknown: {unknown}" if unknown else "")}
+                {
+                    "events": f"a list of one or more of {', '.join(self.Event.values)}"
+                    + (f"; unknown: {unknown}" if unknown else "")
+                }
             )
 
     def wants(self, event: str) -> bool:

@@ -79,7 +79,9 @@ def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
     out["headlines"] = [{"role": "main", "value": doc["headline"]}]
     if doc.get("dek"):
         out["headlines"].append({"role": "sub", "value": doc["dek"]})
-    out["descriptions"] = [{"role": "keyfact", "contentType": "text/plain", "value": f["text"]} for f in doc["key_facts"]]
+    out["descriptions"] = [
+        {"role": "keyfact", "contentType": "text/plain", "value": f["text"]} for f in doc["key_facts"]
+    ]
     out["bodies"] = [{"role": "main", "contentType": "text/markdown", "value": _body(doc)}]
     out["renditions"] = [
         r
@@ -97,10 +99,13 @@ def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
         subjects.append({"name": doc["beat"], "rel": "beat", "literal": doc["beat"]})
     out["subjects"] = subjects
     if doc.get("labels", {}).get("trust"):
-        out["genres"] = [{"name": doc["labels"].get("trust_text") or doc["labels"]["trust"], "literal": doc["labels"]["trust"]}]
+        out["genres"] = [
+            {"name": doc["labels"].get("trust_text") or doc["labels"]["trust"], "literal": doc["labels"]["trust"]}
+        ]
     if doc.get("manifests"):
         out["infoSources"] = [
-            {"name": m["title"], "role": "source", "uri": m["source_url"], "literal": m["manifest_id"]} for m in doc["manifests"]
+            {"name": m["title"], "role": "source", "uri": m["source_url"], "literal": m["manifest_id"]}
+            for m in doc["manifests"]
         ]
     reuse = doc.get("reuse") or {}
     if reuse.get("license_url"):
@@ -111,7 +116,11 @@ def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
         out["copyrightNotice"] = reuse["attribution"]
     site = "{0.scheme}://{0.netloc}".format(urlsplit(doc["url"]))
     indicators = [
-        {"role": f"{site}/trust/correction", "title": f"{c['kind'].capitalize()} of {c['corrected_at']}: {c['text']}", "href": doc["url"]}
+        {
+            "role": f"{site}/trust/correction",
+            "title": f"{c['kind'].capitalize()} of {c['corrected_at']}: {c['text']}",
+            "href": doc["url"],
+        }
         for c in doc.get("corrections", [])
     ]
     if reuse.get("machine_url"):

@@ -10,7 +10,12 @@ SLUG = {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "maxLength": 20
 TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
 TIMESTAMP = {"type": "string", "format": "date-time", "example": "2026-10-16T00:39:10Z"}
 # What the formats' URL reader accepts (an http(s) URL with no spaces), not RFC 3986's "uri".
-URL = {"type": "string", "pattern": "^https?://[^\\s/$.?#][^\\s]*$", "maxLength": 1000, "example": "https://example.org/a"}
+URL = {
+    "type": "string",
+    "pattern": "^https?://[^\\s/$.?#][^\\s]*$",
+    "maxLength": 1000,
+    "example": "https://example.org/a",
+}
 
 CITES = {
     "type": "array",
@@ -83,7 +88,11 @@ DESK_STORY = {
                     "heading": TEXT,
                     "paragraphs": {
                         "type": "array",
-                        "items": {"type": "object", "required": ["markdown"], "properties": {"markdown": TEXT, "cites": CITES}},
+                        "items": {
+                            "type": "object",
+                            "required": ["markdown"],
+                            "properties": {"markdown": TEXT, "cites": CITES},
+                        },
                     },
                 },
             },
@@ -103,13 +112,21 @@ DESK_STORY = {
                 },
             },
         },
-        "manifests": {"type": "array", "items": MANIFEST_ENTRY, "description": "Sources the database may lack (stubs are made from them)."},
+        "manifests": {
+            "type": "array",
+            "items": MANIFEST_ENTRY,
+            "description": "Sources the database may lack (stubs are made from them).",
+        },
         "related": {
             "type": "array",
             "items": {
                 "type": "object",
                 "required": ["url", "headline"],
-                "properties": {"url": URL, "headline": TEXT, "slug": {**SLUG, "pattern": "^([a-z0-9]+(-[a-z0-9]+)*)?$", "nullable": True}},
+                "properties": {
+                    "url": URL,
+                    "headline": TEXT,
+                    "slug": {**SLUG, "pattern": "^([a-z0-9]+(-[a-z0-9]+)*)?$", "nullable": True},
+                },
             },
         },
     },

@@ -22,7 +22,7 @@ from .filters import present
 
 
 def encode_cursor(moment: dt.datetime, pk) -> str:
-    raw = json.dumps([moment.astimezone(dt.timezone.utc).isoformat(), pk], separators=(",", ":"))
+    raw = json.dumps([moment.astimezone(dt.UTC).isoformat(), pk], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -67,12 +67,16 @@ class KeysetPagination(BasePagination):
         time_field, pk_field = view.keyset
         descending = getattr(view, "keyset_descending", False)
         self.request = request
-        size = parse_page_size(present(request.query_params, "page_size"), default=self.page_size, maximum=self.max_page_size)
+        size = parse_page_size(
+            present(request.query_params, "page_size"), default=self.page_size, maximum=self.max_page_size
+        )
         sign = "-" if descending else ""
         queryset = queryset.order_by(f"{sign}{time_field}", f"{sign}{pk_field}")
         self.cursor = present(request.query_params, "cursor")
         if self.cursor:
-            queryset = queryset.filter(self._after(queryset.model, time_field, pk_field, descending, *decode_cursor(self.cursor)))
+            queryset = queryset.filter(
+                self._after(queryset.model, time_field, pk_field, descending, *decode_cursor(self.cursor))
+            )
         rows = list(queryset[: size + 1])
         self.has_next = len(rows) > size
         rows = rows[:size]
@@ -108,7 +112,12 @@ class KeysetPagination(BasePagination):
             "type": "object",
             "required": ["next", "next_cursor", "results"],
             "properties": {
-                "next": {"type": "string", "format": "uri", "nullable": True, "description": "The next page; null on the last."},
+                "next": {
+                    "type": "string",
+                    "format": "uri",
+                    "nullable": True,
+                    "description": "The next page; null on the last.",
+                },
                 "next_cursor": {
                     "type": "string",
                     "nullable": True,

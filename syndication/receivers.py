@@ -18,7 +18,11 @@ def on_unpublished(sender, story, **kwargs):
 def on_corrected(sender, story, correction=None, **kwargs):
     extra = {}
     if correction is not None:
-        extra["correction"] = {"corrected_at": format_time(correction.corrected_at), "kind": correction.kind, "text": correction.text}
+        extra["correction"] = {
+            "corrected_at": format_time(correction.corrected_at),
+            "kind": correction.kind,
+            "text": correction.text,
+        }
     webhooks.enqueue("story.corrected", story, extra=extra)
 
 

@@ -6,7 +6,9 @@ from rest_framework import serializers
 
 
 class ErrorDetailSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Machine-readable: not_authenticated, authentication_failed, permission_denied, not_found, throttled, invalid, bad_parameter, parse_error…")
+    code = serializers.CharField(
+        help_text="Machine-readable: not_authenticated, authentication_failed, permission_denied, not_found, throttled, invalid, bad_parameter, parse_error…"
+    )
     message = serializers.CharField()
     path = serializers.CharField(required=False, help_text="For an invalid document: the JSON path of the problem.")
     parameter = serializers.CharField(required=False, help_text="For a bad query parameter: its name.")
@@ -74,7 +76,9 @@ class NewsroomSerializer(serializers.Serializer):
     title = serializers.CharField()
     url = serializers.URLField()
     published_stories = serializers.IntegerField()
-    updated_at = serializers.DateTimeField(allow_null=True, help_text="The latest change to one of its published stories.")
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="The latest change to one of its published stories."
+    )
     beats = BeatSerializer(many=True)
 
 

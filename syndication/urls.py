@@ -11,10 +11,16 @@ ID = r"(?P<{}>[0-9A-Za-z_-]{{1,64}})"
 urlpatterns = [
     # The schema and its docs page are public: a partner reads them before holding a key.
     # The split view serves Swagger UI's script as a file, so no inline script needs a CSP hole.
-    path("schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[AllowAny]), name="api-schema"),
+    path(
+        "schema/",
+        SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[AllowAny]),
+        name="api-schema",
+    ),
     path(
         "docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="api-schema", authentication_classes=[], permission_classes=[AllowAny]),
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api-schema", authentication_classes=[], permission_classes=[AllowAny]
+        ),
         name="api-docs",
     ),
     path("v1/stories/", views.StoryList.as_view(), name="api-stories"),

@@ -63,12 +63,21 @@ class ReadView(ConditionalGetMixin, ApiView, generics.GenericAPIView):
 
 SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 STORY_FILTERS = [
-    OpenApiParameter("newsroom", str, pattern=SLUG_PATTERN, description="A newsroom slug (400 when there is no such newsroom)."),
-    OpenApiParameter("beat", str, pattern=SLUG_PATTERN, description="A beat slug (within `newsroom` when given; 400 when none)."),
     OpenApiParameter(
-        "edition", str, pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2})?$", description="An edition id (YYYY-MM-DDTHH) or a date (YYYY-MM-DD)."
+        "newsroom", str, pattern=SLUG_PATTERN, description="A newsroom slug (400 when there is no such newsroom)."
     ),
-    OpenApiParameter("published_after", OpenApiTypes.DATETIME, description="ISO 8601 time with a zone: first published after it."),
+    OpenApiParameter(
+        "beat", str, pattern=SLUG_PATTERN, description="A beat slug (within `newsroom` when given; 400 when none)."
+    ),
+    OpenApiParameter(
+        "edition",
+        str,
+        pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2})?$",
+        description="An edition id (YYYY-MM-DDTHH) or a date (YYYY-MM-DD).",
+    ),
+    OpenApiParameter(
+        "published_after", OpenApiTypes.DATETIME, description="ISO 8601 time with a zone: first published after it."
+    ),
     OpenApiParameter(
         "updated_since",
         OpenApiTypes.DATETIME,
@@ -100,7 +109,9 @@ class StoryList(ReadView):
             head = cache.encode({"id": r.id, "version": r.version, "updated_at": desk.format_time(r.updated_at)})
             items.append(head[:-1] + b',"story":' + r.body + b"}")
         self.last_modified = max((stored[row.id].updated_at for row in page if row.id in stored), default=None)
-        envelope = cache.encode({"next": self.paginator.get_next_link(), "next_cursor": self.paginator.next_cursor, "results": []})
+        envelope = cache.encode(
+            {"next": self.paginator.get_next_link(), "next_cursor": self.paginator.next_cursor, "results": []}
+        )
         assert envelope.endswith(b"[]}")
         return Response(cache.Encoded(envelope[:-2] + b",".join(items) + b"]}"))
 
@@ -138,7 +149,8 @@ class NewsroomList(ReadView):
     def get(self, request):
         published = Q(stories__status=Story.Status.PUBLISHED)
         newsrooms = Newsroom.objects.annotate(
-            published_stories=Count("stories", filter=published), updated_at=Max("stories__updated_at", filter=published)
+            published_stories=Count("stories", filter=published),
+            updated_at=Max("stories__updated_at", filter=published),
         ).prefetch_related(Prefetch("beats", queryset=Beat.objects.order_by("slug")))
         data = [
             {
@@ -166,7 +178,8 @@ class EditionList(ReadView):
     def get(self, request):
         published = Q(stories__status=Story.Status.PUBLISHED)
         editions = Edition.objects.annotate(
-            published_stories=Count("stories", filter=published), updated_at=Max("stories__updated_at", filter=published)
+            published_stories=Count("stories", filter=published),
+            updated_at=Max("stories__updated_at", filter=published),
         ).filter(published_stories__gt=0)
         page = self.paginate_queryset(editions)
         data = [
@@ -203,7 +216,9 @@ class ManifestDetail(ReadView):
             "source_url": manifest.source_url,
             "published_date": manifest.published_date,
             "updated_at": manifest.updated_at,
-            "claims": [{"claim_id": c.id, "text": c.text, "self_reported": bool(c.self_reported)} for c in claims if c.has_text],
+            "claims": [
+                {"claim_id": c.id, "text": c.text, "self_reported": bool(c.self_reported)} for c in claims if c.has_text
+            ],
             "pending_claim_ids": [c.id for c in claims if not c.has_text],
         }
         return Response(s.ManifestSerializer(data).data)
@@ -270,7 +285,9 @@ class CheckView(WriteView):
 
     any_key_may_post = True
 
-    @extend_schema(request={"application/json": DESK_STORY}, responses={200: s.RubricSerializer, **errors(400, 401, 403, 429)})
+    @extend_schema(
+        request={"application/json": DESK_STORY}, responses={200: s.RubricSerializer, **errors(400, 401, 403, 429)}
+    )
     def post(self, request):
         doc = _validated_story(request.data)
         return Response(_run_checks(doc, exclude_story_id=doc["id"] or None))
@@ -319,7 +336,10 @@ class ManifestImportView(WriteView):
 
     permission_classes = [IsWriter]
 
-    @extend_schema(request={"application/json": MANIFESTS_DOCUMENT}, responses={200: s.ManifestImportSerializer, **errors(400, 401, 403, 429)})
+    @extend_schema(
+        request={"application/json": MANIFESTS_DOCUMENT},
+        responses={200: s.ManifestImportSerializer, **errors(400, 401, 403, 429)},
+    )
     def post(self, request):
         try:
             counts = import_manifests_document(request.data)
@@ -344,6 +364,8 @@ def not_found(request, rest=""):
             response = HttpResponsePermanentRedirect(request.path + "/" + (f"?{query}" if query else ""))
             response.status_code = 308  # keeps the method and body, unlike 301
             return response
-    response = JsonResponse({"error": {"code": "not_found", "message": f"no API endpoint at {request.path}"}}, status=404)
+    response = JsonResponse(
+        {"error": {"code": "not_found", "message": f"no API endpoint at {request.path}"}}, status=404
+    )
     response["Vary"] = "Authorization"
     return response

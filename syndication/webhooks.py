@@ -64,8 +64,15 @@ def enqueue(event: str, story, *, extra: dict | None = None) -> list[WebhookDeli
     summary = story_summary(story)
     deliveries = []
     for endpoint in endpoints:
-        delivery = WebhookDelivery(endpoint=endpoint, event=event, story_id=story.id, created_at=now, next_attempt_at=now)
-        body = {"event": event, "delivery_id": str(delivery.delivery_id), "created_at": format_time(now), "story": summary}
+        delivery = WebhookDelivery(
+            endpoint=endpoint, event=event, story_id=story.id, created_at=now, next_attempt_at=now
+        )
+        body = {
+            "event": event,
+            "delivery_id": str(delivery.delivery_id),
+            "created_at": format_time(now),
+            "story": summary,
+        }
         body.update(extra or {})
         delivery.payload = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         deliveries.append(delivery)

@@ -41,7 +41,9 @@ class EditionFactory(factory.django.DjangoModelFactory):
         model = Edition
         django_get_or_create = ["id"]
 
-    id = factory.Sequence(lambda n: (dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc) + dt.timedelta(hours=n)).strftime("%Y-%m-%dT%H"))
+    id = factory.Sequence(
+        lambda n: (dt.datetime(2026, 10, 1, tzinfo=dt.UTC) + dt.timedelta(hours=n)).strftime("%Y-%m-%dT%H")
+    )
 
 
 class PublisherFactory(factory.django.DjangoModelFactory):

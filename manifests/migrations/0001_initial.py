@@ -5,57 +5,87 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Publisher',
+            name="Publisher",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, unique=True)),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('name', ''), _negated=True), name='publisher_name_not_empty')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("name", ""), _negated=True), name="publisher_name_not_empty"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Manifest',
+            name="Manifest",
             fields=[
-                ('id', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('title', models.CharField(max_length=500)),
-                ('source_url', models.URLField(max_length=1000)),
-                ('published_date', models.DateField()),
-                ('fetched_at', models.DateTimeField(blank=True, help_text='When the provider was last asked for it.', null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('publisher', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='manifests', to='manifests.publisher')),
+                ("id", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("title", models.CharField(max_length=500)),
+                ("source_url", models.URLField(max_length=1000)),
+                ("published_date", models.DateField()),
+                (
+                    "fetched_at",
+                    models.DateTimeField(blank=True, help_text="When the provider was last asked for it.", null=True),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "publisher",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="manifests", to="manifests.publisher"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-published_date', 'id'],
+                "ordering": ["-published_date", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Claim',
+            name="Claim",
             fields=[
-                ('id', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('text', models.TextField(blank=True)),
-                ('has_text', models.BooleanField(default=True)),
-                ('self_reported', models.BooleanField(help_text='Whether the source reports this about itself; unknown for stubs.', null=True)),
-                ('manifest', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='claims', to='manifests.manifest')),
+                ("id", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("text", models.TextField(blank=True)),
+                ("has_text", models.BooleanField(default=True)),
+                (
+                    "self_reported",
+                    models.BooleanField(
+                        help_text="Whether the source reports this about itself; unknown for stubs.", null=True
+                    ),
+                ),
+                (
+                    "manifest",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="claims", to="manifests.manifest"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['manifest_id', 'position', 'id'],
-                'indexes': [models.Index(fields=['manifest', 'position'], name='manifests_c_manifes_76a264_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('id__regex', '^[0-9A-Za-z_-]+$')), name='claim_id_format'), models.CheckConstraint(condition=models.Q(('has_text', False), models.Q(('text', ''), _negated=True), _connector='OR'), name='claim_text_unless_stub')],
+                "ordering": ["manifest_id", "position", "id"],
+                "indexes": [models.Index(fields=["manifest", "position"], name="manifests_c_manifes_76a264_idx")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("id__regex", "^[0-9A-Za-z_-]+$")), name="claim_id_format"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("has_text", False), models.Q(("text", ""), _negated=True), _connector="OR"),
+                        name="claim_text_unless_stub",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='manifest',
-            constraint=models.CheckConstraint(condition=models.Q(('id__regex', '^[0-9A-Za-z_-]+$')), name='manifest_id_format'),
+            model_name="manifest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("id__regex", "^[0-9A-Za-z_-]+$")), name="manifest_id_format"
+            ),
         ),
     ]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import fields as f_
 from django.db.models import AutoField, BigAutoField, SmallAutoField
+from django.db.models import fields as f_
 
 COPY_FROM = 200  # rows: fewer go through bulk_create (a single story's parts, tests)
 _AUTO = (AutoField, BigAutoField, SmallAutoField)
@@ -22,9 +22,17 @@ _AUTO = (AutoField, BigAutoField, SmallAutoField)
 # unchanged): no call per value to build the rows.
 # (Exact types: a subclass such as OrderedJSONField converts its values.)
 _AS_IS = {
-    f_.CharField, f_.SlugField, f_.URLField, f_.TextField, f_.IntegerField, f_.PositiveIntegerField, f_.BooleanField,
-    f_.DateTimeField, f_.DateField, *_AUTO,
-}  # fmt: skip
+    f_.CharField,
+    f_.SlugField,
+    f_.URLField,
+    f_.TextField,
+    f_.IntegerField,
+    f_.PositiveIntegerField,
+    f_.BooleanField,
+    f_.DateTimeField,
+    f_.DateField,
+    *_AUTO,
+}
 _sequences: dict[str, str] = {}
 
 
@@ -49,10 +57,9 @@ def bulk_insert(model, objs: list, *, ids: bool = True) -> list:
     values = [_reader(f, connection) for f in fields]
     start = time.monotonic()
     # wrap_database_errors: psycopg's errors as Django's (IntegrityError...), as execute() has them.
-    with connection.cursor() as cursor, connection.wrap_database_errors:
-        with cursor.cursor.copy(sql) as copy:
-            for obj in objs:
-                copy.write_row([value(obj) for value in values])
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        for obj in objs:
+            copy.write_row([value(obj) for value in values])
     if connection.queries_logged:  # visible to DEBUG's query log and the tests' query counts
         connection.queries_log.append({"sql": f"{sql} -- {len(objs)} rows", "time": f"{time.monotonic() - start:.3f}"})
     for obj in objs:

@@ -10,10 +10,10 @@ the check is listed in ``READYZ_OPTIONAL``).
 import logging
 import uuid
 
+from django.conf import settings
 from django.core.cache import caches
 from django.db import connections
 from django.http import JsonResponse
-from django.conf import settings
 
 logger = logging.getLogger(__name__)
 

@@ -75,7 +75,11 @@ class V:
     @staticmethod
     def ident(value, path):
         if isinstance(value, bool) or not isinstance(value, str):
-            hint = " (ids are strings: quote it)" if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+            hint = (
+                " (ids are strings: quote it)"
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
+                else ""
+            )
             raise FormatError(path, f"must be a string id, not {_kind(value)}{hint}")
         if not ID_RE.fullmatch(value):
             raise FormatError(path, f"{value[:80]!r} is not a valid id (letters, digits, - and _)")
@@ -100,7 +104,7 @@ class V:
         if not TIMESTAMP_RE.fullmatch(value):
             raise FormatError(path, f"{value!r} is not an ISO 8601 time with a zone (YYYY-MM-DDTHH:MM:SSZ)")
         try:
-            moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+            moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC)
         except ValueError as exc:
             raise FormatError(path, f"{value!r} is not a real time: {exc}") from None
         except OverflowError:  # 9999-12-31T23:59:59-01:00 is past the year 9999 in UTC
@@ -145,15 +149,22 @@ def _refuse_surrogates(value: str, path: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise FormatError(path, f"contains a lone surrogate (U+{ord(value[exc.start]):04X}), which is not a character") from None
+        raise FormatError(
+            path, f"contains a lone surrogate (U+{ord(value[exc.start]):04X}), which is not a character"
+        ) from None
 
 
 def _kind(value) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def require(data: dict, key: str, path: str = "$"):

@@ -28,7 +28,7 @@ MAX_LEGACY_PAGE = 1_000_000  # ?page= beyond this is not found (no OFFSET that d
 
 
 def encode_cursor(moment: dt.datetime, pk) -> str:
-    moment = moment.astimezone(dt.timezone.utc)
+    moment = moment.astimezone(dt.UTC)
     fraction = f".{moment.microsecond:06d}" if moment.microsecond else ""
     return f"{moment:%Y%m%dT%H%M%S}{fraction}Z_{pk}"
 
@@ -40,7 +40,9 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise Http404("no such page")
     stamp, fraction, pk = match.groups()
     try:
-        moment = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(microsecond=int(fraction or 0), tzinfo=dt.timezone.utc)
+        moment = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(
+            microsecond=int(fraction or 0), tzinfo=dt.UTC
+        )
     except ValueError:
         raise Http404("no such page") from None
     return moment, pk

@@ -15,9 +15,7 @@ import uuid
 from django.conf import settings
 from django.core.cache import cache
 
-from newsroom.infra import db_router
-
-from newsroom.infra import health
+from newsroom.infra import db_router, health
 from newsroom.infra.logging import request_id_var
 
 REQUEST_ID_HEADER = "X-Request-ID"

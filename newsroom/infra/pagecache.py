@@ -52,7 +52,7 @@ def generation(name: str) -> str:
 
 
 def generation_time(name: str) -> dt.datetime:
-    return dt.datetime.fromtimestamp(float(generation(name)), tz=dt.timezone.utc)
+    return dt.datetime.fromtimestamp(float(generation(name)), tz=dt.UTC)
 
 
 def bump(name: str) -> None:

@@ -7,64 +7,109 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Edition',
+            name="Edition",
             fields=[
-                ('id', models.CharField(max_length=13, primary_key=True, serialize=False)),
-                ('starts_at', models.DateTimeField(unique=True)),
+                ("id", models.CharField(max_length=13, primary_key=True, serialize=False)),
+                ("starts_at", models.DateTimeField(unique=True)),
             ],
             options={
-                'ordering': ['-starts_at'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('id__regex', '^\\d{4}-\\d{2}-\\d{2}T\\d{2}$')), name='edition_id_format')],
+                "ordering": ["-starts_at"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("id__regex", "^\\d{4}-\\d{2}-\\d{2}T\\d{2}$")), name="edition_id_format"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Newsroom',
+            name="Newsroom",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('auto_publish', models.BooleanField(default=False, help_text='Publish writer submissions that pass every check without an editor.')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "auto_publish",
+                    models.BooleanField(
+                        default=False, help_text="Publish writer submissions that pass every check without an editor."
+                    ),
+                ),
             ],
             options={
-                'ordering': ['title'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('slug', ''), _negated=True), name='newsroom_slug_not_empty')],
+                "ordering": ["title"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("slug", ""), _negated=True), name="newsroom_slug_not_empty"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SiteProfile',
+            name="SiteProfile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('singleton', models.BooleanField(default=True, editable=False, unique=True)),
-                ('run_these_manifests', newsroom.fields.OrderedJSONField(default=newsroom.models._default_run_these_manifests)),
-                ('command_one', models.TextField(default='curl -s -H "Authorization: Bearer $SYNORB_KEY" {url}')),
-                ('command_all', models.TextField(default='for id in {ids}; do\n  curl -s -H "Authorization: Bearer $SYNORB_KEY" "{url_var}"\ndone')),
-                ('sponsor', newsroom.fields.OrderedJSONField(blank=True, default=newsroom.models._default_sponsor, help_text='The house ad; empty for none.', null=True)),
-                ('disclosure', models.TextField(default='Written by an agent from the Synorb Manifests listed here and published after server-side checks: every cited Manifest id exists and is recent, claim ids belong to their Manifest, the story does not repeat a recent story, and each paragraph is supported by the claims it cites. Run the Manifests yourself to verify.')),
-                ('reuse', newsroom.fields.OrderedJSONField(default=newsroom.models._default_reuse)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("singleton", models.BooleanField(default=True, editable=False, unique=True)),
+                (
+                    "run_these_manifests",
+                    newsroom.fields.OrderedJSONField(default=newsroom.models._default_run_these_manifests),
+                ),
+                ("command_one", models.TextField(default='curl -s -H "Authorization: Bearer $SYNORB_KEY" {url}')),
+                (
+                    "command_all",
+                    models.TextField(
+                        default='for id in {ids}; do\n  curl -s -H "Authorization: Bearer $SYNORB_KEY" "{url_var}"\ndone'
+                    ),
+                ),
+                (
+                    "sponsor",
+                    newsroom.fields.OrderedJSONField(
+                        blank=True,
+                        default=newsroom.models._default_sponsor,
+                        help_text="The house ad; empty for none.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "disclosure",
+                    models.TextField(
+                        default="Written by an agent from the Synorb Manifests listed here and published after server-side checks: every cited Manifest id exists and is recent, claim ids belong to their Manifest, the story does not repeat a recent story, and each paragraph is supported by the claims it cites. Run the Manifests yourself to verify."
+                    ),
+                ),
+                ("reuse", newsroom.fields.OrderedJSONField(default=newsroom.models._default_reuse)),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('singleton', True)), name='site_profile_singleton'), models.CheckConstraint(condition=models.Q(('disclosure', ''), _negated=True), name='site_profile_disclosure')],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("singleton", True)), name="site_profile_singleton"),
+                    models.CheckConstraint(
+                        condition=models.Q(("disclosure", ""), _negated=True), name="site_profile_disclosure"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Beat',
+            name="Beat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100)),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('newsroom', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='beats', to='newsroom.newsroom')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(max_length=100)),
+                ("title", models.CharField(blank=True, max_length=200)),
+                (
+                    "newsroom",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="beats", to="newsroom.newsroom"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['newsroom__title', 'slug'],
-                'constraints': [models.UniqueConstraint(fields=('newsroom', 'slug'), name='beat_unique_per_newsroom'), models.CheckConstraint(condition=models.Q(('slug', ''), _negated=True), name='beat_slug_not_empty')],
+                "ordering": ["newsroom__title", "slug"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("newsroom", "slug"), name="beat_unique_per_newsroom"),
+                    models.CheckConstraint(condition=models.Q(("slug", ""), _negated=True), name="beat_slug_not_empty"),
+                ],
             },
         ),
     ]

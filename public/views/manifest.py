@@ -7,9 +7,8 @@ from collections import defaultdict
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from newsroom.infra.pagecache import list_page, public
-
 from manifests.models import Manifest
+from newsroom.infra.pagecache import list_page, public
 from stories.models import Story
 
 # The two ways a claim is cited by a story: from a paragraph or from a key fact.

@@ -8,8 +8,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from newsroom.infra.keyset import Keyset
-from newsroom.models import Beat, Edition, Newsroom, SiteProfile
 from newsroom.infra.pagecache import list_page, public
+from newsroom.models import Beat, Edition, Newsroom, SiteProfile
 from stories.models import Story
 
 PAGE_SIZE = 20
@@ -34,7 +34,12 @@ def home(request):
     return render(
         request,
         "public/home.html",
-        {"edition": latest.edition if latest else None, "stories": edition_stories, "earlier": earlier, "newsrooms": newsrooms},
+        {
+            "edition": latest.edition if latest else None,
+            "stories": edition_stories,
+            "earlier": earlier,
+            "newsrooms": newsrooms,
+        },
     )
 
 

@@ -23,7 +23,6 @@ from django.utils.http import urlencode
 from django.views.decorators.http import condition, require_safe
 
 from newsroom.infra.keyset import Keyset, Page
-from newsroom.models import SiteProfile
 from newsroom.infra.pagecache import (
     PAGE_TTL,
     cached_body,
@@ -36,12 +35,9 @@ from newsroom.infra.pagecache import (
     recent_generation,
     remember_generation,
 )
-
+from newsroom.models import SiteProfile
+from public import presenters, renderings
 from stories import desk
-
-from public import presenters
-
-from public import renderings
 from stories.cache import story_sources_key
 from stories.models import Correction, Story
 
@@ -63,7 +59,10 @@ class _Lookup:
         except ValueError:
             raise Http404("no such story") from None
         self.story = (
-            Story.objects.published().filter(edition_date=date, slug=slug).only("id", "version", "updated_at", "edition_id", "slug").first()
+            Story.objects.published()
+            .filter(edition_date=date, slug=slug)
+            .only("id", "version", "updated_at", "edition_id", "slug")
+            .first()
         )
         if self.story is None:
             raise Http404("no such story")
@@ -72,19 +71,23 @@ class _Lookup:
         self.sources_generation = "/".join(generation(k) for k in self.source_keys)
 
     @classmethod
-    def of(cls, request, date, slug) -> "_Lookup":
+    def of(cls, request, date, slug) -> _Lookup:
         if not hasattr(request, "_story_lookup"):
             request._story_lookup = cls(date, slug)
         return request._story_lookup
 
     def profile_state(self) -> str:
         p = self.profile
-        text = json.dumps([p.run_these_manifests, p.command_one, p.command_all, p.sponsor, p.disclosure, p.reuse], sort_keys=True)
+        text = json.dumps(
+            [p.run_these_manifests, p.command_one, p.command_all, p.sponsor, p.disclosure, p.reuse], sort_keys=True
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def etag(self, fmt: str) -> str:
         s = self.story
-        return make_etag("story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation)
+        return make_etag(
+            "story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation
+        )
 
     def last_modified(self) -> dt.datetime:
         return max(self.story.updated_at, *(generation_time(k) for k in self.source_keys))
@@ -259,5 +262,7 @@ def search(request):
     query = " ".join(request.GET.get("q", "").split())[:200]
     results = None
     if query:
-        results = search_page(request, Story.objects.published().select_related("newsroom", "beat").search(query), query)
+        results = search_page(
+            request, Story.objects.published().select_related("newsroom", "beat").search(query), query
+        )
     return render(request, "public/search.html", {"query": query, "page": results})

@@ -8,7 +8,6 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from manifests.models import Claim
-
 from stories.history import compare_versions
 from stories.models import Cite, Correction, KeyFact, Paragraph, Story
 
@@ -84,9 +83,19 @@ class StoryAdminForm(StoryVersionForm):
     class Meta:
         model = Story
         fields = [
-            "headline", "dek", "angle", "slug", "edition", "newsroom", "beat", "audience", "trust",
-            "unresolved", "writer_agent", "writer_run_id",
-        ]  # fmt: skip
+            "headline",
+            "dek",
+            "angle",
+            "slug",
+            "edition",
+            "newsroom",
+            "beat",
+            "audience",
+            "trust",
+            "unresolved",
+            "writer_agent",
+            "writer_run_id",
+        ]
         widgets = {
             "headline": forms.TextInput(attrs={"class": "desk-wide"}),
             "dek": forms.Textarea(attrs={"rows": 2, "cols": 80}),
@@ -156,7 +165,10 @@ class CiteForm(StoryPartForm):
                 self.instance.key_fact = owner
 
     def initial_story(self):
-        owner = self._owner(self.initial.get("paragraph") or self.data.get("paragraph"), self.initial.get("key_fact") or self.data.get("key_fact"))
+        owner = self._owner(
+            self.initial.get("paragraph") or self.data.get("paragraph"),
+            self.initial.get("key_fact") or self.data.get("key_fact"),
+        )
         return owner.section.story if isinstance(owner, Paragraph) else owner.story if owner else None
 
     @staticmethod
@@ -170,9 +182,13 @@ class CiteForm(StoryPartForm):
     def clean(self):
         cleaned = super().clean()
         if self.instance._state.adding and bool(cleaned.get("paragraph")) == bool(cleaned.get("key_fact")):
-            raise ValidationError("A cite belongs to exactly one paragraph or key fact: open 'Add cite' from the story page.")
+            raise ValidationError(
+                "A cite belongs to exactly one paragraph or key fact: open 'Add cite' from the story page."
+            )
         if cleaned.get("position") is None:
-            owner = cleaned.get("paragraph") or cleaned.get("key_fact") or self.instance.paragraph or self.instance.key_fact
+            owner = (
+                cleaned.get("paragraph") or cleaned.get("key_fact") or self.instance.paragraph or self.instance.key_fact
+            )
             cleaned["position"] = owner.cites.exclude(pk=self.instance.pk).count() if owner else 0
         return cleaned
 

@@ -16,7 +16,6 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from manifests.models import Claim
-
 from stories import actions
 from stories.admin.forms import CiteForm, StoryPartForm, claim_label
 from stories.models import Cite, CiteClaim, KeyFact, Paragraph, Section, Story
@@ -142,10 +141,14 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         return {}  # reached from the story page, not listed on the admin index
 
     def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and (obj is None or actions.can_edit(request.user, story_of(obj)))
+        return super().has_change_permission(request, obj) and (
+            obj is None or actions.can_edit(request.user, story_of(obj))
+        )
 
     def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and (obj is None or actions.can_edit(request.user, story_of(obj)))
+        return super().has_delete_permission(request, obj) and (
+            obj is None or actions.can_edit(request.user, story_of(obj))
+        )
 
     def story_link(self, obj):
         story = story_of(obj)
@@ -166,12 +169,17 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
                 self.save_formset(request, form, formset, change=change)
 
         actions.save_story(
-            story=story_of(form.instance), user=request.user, expected_version=form.cleaned_data.get("opened_version"), write=write,
+            story=story_of(form.instance),
+            user=request.user,
+            expected_version=form.cleaned_data.get("opened_version"),
+            write=write,
             details={"part": form.instance._meta.model_name},
         )
 
     def delete_model(self, request, obj):
-        actions.save_story(story=story_of(obj), user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name})
+        actions.save_story(
+            story=story_of(obj), user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name}
+        )
 
     def _back(self, request, obj):
         return HttpResponseRedirect(story_change_url(story_of(obj)))
@@ -213,16 +221,16 @@ class ParagraphInline(StoryChildInline, OrderedInline, admin.StackedInline):
     ordering = ["position", "id"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related(
-            "cites__manifest__publisher", "cites__claims__claim"
-        )
+        return super().get_queryset(request).prefetch_related("cites__manifest__publisher", "cites__claims__claim")
 
     def cites(self, obj):
         if not obj.pk:
             return "Save this paragraph first; then add its cites."
         return format_html(
             '{}<a class="button" href="{}?paragraph={}">Add cite</a> <span class="desk-muted">(leaves this page: save your edits first)</span>',
-            cites_html(obj), reverse("admin:stories_cite_add"), obj.pk,
+            cites_html(obj),
+            reverse("admin:stories_cite_add"),
+            obj.pk,
         )
 
 
@@ -269,8 +277,10 @@ class CiteAdmin(StoryPartAdmin):
     inlines = [CiteClaimInline]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related(
-            "manifest__publisher", "paragraph__section__story", "key_fact__story"
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("manifest__publisher", "paragraph__section__story", "key_fact__story")
         )
 
     def get_fields(self, request, obj=None):
@@ -317,8 +327,16 @@ class CiteAdmin(StoryPartAdmin):
         return format_html(
             '<table class="desk-claims"><thead><tr><th>claim id</th><th>text</th><th>self-reported</th></tr></thead><tbody>{}</tbody></table>',
             format_html_join(
-                "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                ((c.id, c.text if c.has_text else "(stub: no text yet)", {True: "yes", False: "no"}.get(c.self_reported, "?")) for c in claims),
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                (
+                    (
+                        c.id,
+                        c.text if c.has_text else "(stub: no text yet)",
+                        {True: "yes", False: "no"}.get(c.self_reported, "?"),
+                    )
+                    for c in claims
+                ),
             ),
         )
 

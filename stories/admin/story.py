@@ -70,7 +70,9 @@ class SectionInline(StoryChildInline, OrderedInline, admin.TabularInline):
         count = len(obj.paragraphs.all())
         return format_html(
             '<a href="{}">{} paragraph{} — edit paragraphs and cites</a>',
-            reverse("admin:stories_section_change", args=[obj.pk]), count, "" if count == 1 else "s",
+            reverse("admin:stories_section_change", args=[obj.pk]),
+            count,
+            "" if count == 1 else "s",
         )
 
 
@@ -130,8 +132,24 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     readonly_fields = ["id", "status", "version", "published_at", "scheduled_for", "desk"]
     inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
     fieldsets = [
-        (None, {"fields": ["headline", "dek", "angle", ("slug", "edition"), ("newsroom", "beat"), ("audience", "trust"), "opened_version"]}),
-        ("Status", {"fields": [("status", "version"), ("published_at", "scheduled_for"), "id"], "classes": ["collapse"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "headline",
+                    "dek",
+                    "angle",
+                    ("slug", "edition"),
+                    ("newsroom", "beat"),
+                    ("audience", "trust"),
+                    "opened_version",
+                ]
+            },
+        ),
+        (
+            "Status",
+            {"fields": [("status", "version"), ("published_at", "scheduled_for"), "id"], "classes": ["collapse"]},
+        ),
         ("Desk: checks, cites and findings", {"fields": ["desk"], "classes": ["desk-fieldset"]}),
         ("Unresolved points and decision card", {"fields": ["unresolved", "useful_for", "not_for", "compare_against"]}),
         ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
@@ -178,7 +196,10 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
                 self.save_formset(request, form, formset, change=change)
 
         actions.save_story(
-            story=form.instance, user=request.user, expected_version=form.cleaned_data.get("opened_version"), write=write
+            story=form.instance,
+            user=request.user,
+            expected_version=form.cleaned_data.get("opened_version"),
+            write=write,
         )
 
     # ------------------------------------------------------------------ pages

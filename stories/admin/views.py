@@ -15,7 +15,6 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from manifests.models import Claim
-
 from stories import actions
 from stories.admin.forms import CorrectionForm, PublishForm, ReasonForm, ScheduleForm
 from stories.history import compare_versions
@@ -62,10 +61,21 @@ def desk_context(story: Story) -> dict:
     sections = []
     for i, section in enumerate(story.sections.all()):
         paragraphs = [
-            {"obj": para, "path": f"sections[{i}].paragraphs[{j}]", "findings": by_owner.get(f"sections[{i}].paragraphs[{j}]", [])}
+            {
+                "obj": para,
+                "path": f"sections[{i}].paragraphs[{j}]",
+                "findings": by_owner.get(f"sections[{i}].paragraphs[{j}]", []),
+            }
             for j, para in enumerate(section.paragraphs.all())
         ]
-        sections.append({"obj": section, "path": f"sections[{i}]", "findings": by_owner.get(f"sections[{i}]", []), "paragraphs": paragraphs})
+        sections.append(
+            {
+                "obj": section,
+                "path": f"sections[{i}]",
+                "findings": by_owner.get(f"sections[{i}]", []),
+                "paragraphs": paragraphs,
+            }
+        )
     return {
         "story": story,
         "result": result,
@@ -88,7 +98,9 @@ def _story_or_404(model_admin, request, object_id) -> Story:
 
 
 def _back(story: Story, anchor: str = "") -> HttpResponseRedirect:
-    return HttpResponseRedirect(reverse("admin:stories_story_change", args=[story.pk]) + (f"#{anchor}" if anchor else ""))
+    return HttpResponseRedirect(
+        reverse("admin:stories_story_change", args=[story.pk]) + (f"#{anchor}" if anchor else "")
+    )
 
 
 def _page(model_admin, request, story, template, title, **context):
@@ -135,19 +147,30 @@ def publish(model_admin, request, object_id):
         try:
             actions.publish_story(story=story, user=request.user, override_reason=reason)
         except actions.ChecksFailed as exc:
-            form.add_error(None, f"Not published: the checks failed (score {exc.result.score:.2f}). Fix the findings listed here"
-                           + (", or give a reason to publish anyway." if can_override else "."))
+            form.add_error(
+                None,
+                f"Not published: the checks failed (score {exc.result.score:.2f}). Fix the findings listed here"
+                + (", or give a reason to publish anyway." if can_override else "."),
+            )
         except actions.ActionError as exc:
             form.add_error(None, f"Not published: {exc}.")
         else:
-            messages.success(request, "Published." + (" Checks overridden; the reason is in the audit log." if reason else ""))
+            messages.success(
+                request, "Published." + (" Checks overridden; the reason is in the audit log." if reason else "")
+            )
             return _back(story)
     result = latest_check(story)
     return _page(
-        model_admin, request, story, "publish.html", "Publish",
-        form=form, can_override=can_override, result=result,
+        model_admin,
+        request,
+        story,
+        "publish.html",
+        "Publish",
+        form=form,
+        can_override=can_override,
+        result=result,
         criteria=(result.rubric or {}).get("criteria", []) if result else [],
-    )  # fmt: skip
+    )
 
 
 def _simple_verb(model_admin, request, object_id, *, perm, form_class, template, title, run, done):
@@ -168,34 +191,60 @@ def _simple_verb(model_admin, request, object_id, *, perm, form_class, template,
 
 def unpublish(model_admin, request, object_id):
     return _simple_verb(
-        model_admin, request, object_id, perm="stories.publish_story", form_class=ReasonForm, template="verb_form.html",
-        title="Unpublish", done="Unpublished: the story is a draft again.",
+        model_admin,
+        request,
+        object_id,
+        perm="stories.publish_story",
+        form_class=ReasonForm,
+        template="verb_form.html",
+        title="Unpublish",
+        done="Unpublished: the story is a draft again.",
         run=lambda story, data: actions.unpublish_story(story=story, user=request.user, reason=data["reason"]),
-    )  # fmt: skip
+    )
 
 
 def schedule(model_admin, request, object_id):
     return _simple_verb(
-        model_admin, request, object_id, perm="stories.publish_story", form_class=ScheduleForm, template="verb_form.html",
-        title="Schedule", done="Scheduled. The checks run again at publish time.",
+        model_admin,
+        request,
+        object_id,
+        perm="stories.publish_story",
+        form_class=ScheduleForm,
+        template="verb_form.html",
+        title="Schedule",
+        done="Scheduled. The checks run again at publish time.",
         run=lambda story, data: actions.schedule_story(story=story, user=request.user, when=data["when"]),
-    )  # fmt: skip
+    )
 
 
 def unschedule(model_admin, request, object_id):
     return _simple_verb(
-        model_admin, request, object_id, perm="stories.publish_story", form_class=ReasonForm, template="verb_form.html",
-        title="Cancel the schedule", done="Schedule cancelled: the story is a draft again.",
+        model_admin,
+        request,
+        object_id,
+        perm="stories.publish_story",
+        form_class=ReasonForm,
+        template="verb_form.html",
+        title="Cancel the schedule",
+        done="Schedule cancelled: the story is a draft again.",
         run=lambda story, data: actions.cancel_schedule(story=story, user=request.user, reason=data["reason"]),
-    )  # fmt: skip
+    )
 
 
 def correct(model_admin, request, object_id):
     return _simple_verb(
-        model_admin, request, object_id, perm="stories.add_correction", form_class=CorrectionForm, template="verb_form.html",
-        title="Record a correction", done="Correction recorded. It is now on the story and can never be edited or deleted.",
-        run=lambda story, data: actions.record_correction(story=story, user=request.user, kind=data["kind"], text=data["text"]),
-    )  # fmt: skip
+        model_admin,
+        request,
+        object_id,
+        perm="stories.add_correction",
+        form_class=CorrectionForm,
+        template="verb_form.html",
+        title="Record a correction",
+        done="Correction recorded. It is now on the story and can never be edited or deleted.",
+        run=lambda story, data: actions.record_correction(
+            story=story, user=request.user, kind=data["kind"], text=data["text"]
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- history
@@ -223,7 +272,16 @@ def compare(model_admin, request, object_id):
     lines, found = compare_versions(story.pk, old, new)
     if old not in found or new not in found:
         raise Http404("no such revision")
-    return _page(model_admin, request, story, "compare.html", f"Version {old} → {new}", lines=lines, old=found[old], new=found[new])
+    return _page(
+        model_admin,
+        request,
+        story,
+        "compare.html",
+        f"Version {old} → {new}",
+        lines=lines,
+        old=found[old],
+        new=found[new],
+    )
 
 
 def claim_citations(model_admin, request, claim_id):
@@ -240,7 +298,11 @@ def claim_citations(model_admin, request, claim_id):
     for use in uses:
         cite = use.cite
         if cite.paragraph_id:
-            story, where, text = cite.paragraph.section.story, f"paragraph in “{cite.paragraph.section.heading}”", cite.paragraph.markdown
+            story, where, text = (
+                cite.paragraph.section.story,
+                f"paragraph in “{cite.paragraph.section.heading}”",
+                cite.paragraph.markdown,
+            )
         else:
             story, where, text = cite.key_fact.story, "key fact", cite.key_fact.text
         rows.append({"story": story, "where": where, "text": text})

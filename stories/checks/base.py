@@ -38,7 +38,7 @@ class Criterion:
 
     name: str = ""
 
-    def run(self, ctx: "CheckContext") -> CriterionResult:  # pragma: no cover - interface
+    def run(self, ctx: CheckContext) -> CriterionResult:  # pragma: no cover - interface
         raise NotImplementedError
 
 

@@ -19,11 +19,14 @@ class ClaimsBelong(Criterion):
                 elif claim.manifest_id != mid:
                     findings.append(
                         finding(
-                            ERROR, where,
+                            ERROR,
+                            where,
                             f"claim {cid} belongs to manifest {claim.manifest_id}, not {mid}",
-                            claim_id=cid, cited_under=mid, belongs_to=claim.manifest_id,
+                            claim_id=cid,
+                            cited_under=mid,
+                            belongs_to=claim.manifest_id,
                         )
-                    )  # fmt: skip
+                    )
                 else:
                     good += 1
         return CriterionResult(self.name, share(good, total), findings)

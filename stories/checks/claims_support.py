@@ -37,7 +37,9 @@ class Evidence:
                     self.texts.append(claim.text)
                 else:
                     self.stubs.append(cid)
-        manifests = [ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests]
+        manifests = [
+            ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
+        ]
         sources = [part for m in manifests for part in (m.title, m.publisher.name)]
         self.figures = {canon for text in self.texts + sources for _, canon in figures(text)}
         self.haystack = " " + " | ".join(name_key(t) for t in self.texts + sources) + " "
@@ -79,13 +81,17 @@ class ClaimsSupport(Criterion):
         if backed_share < threshold:
             findings.append(
                 finding(
-                    ERROR, unit.path,
+                    ERROR,
+                    unit.path,
                     f"only {backed} of {len(all_sentences)} sentences are backed by the cited claims "
                     f"(at least {threshold:.0%} must be)",
-                    backed=backed, sentences=len(all_sentences),
+                    backed=backed,
+                    sentences=len(all_sentences),
                 )
-            )  # fmt: skip
-        score = (min(1.0, backed_share / threshold) if threshold else 1.0) * (1.0 if not items else (items - missing) / items)
+            )
+        score = (min(1.0, backed_share / threshold) if threshold else 1.0) * (
+            1.0 if not items else (items - missing) / items
+        )
         if evidence.stubs:
             score *= len(evidence.texts) / (len(evidence.texts) + len(evidence.stubs))
         return findings, score
@@ -98,24 +104,32 @@ class ClaimsSupport(Criterion):
         for written, canon in sentence_figures:
             if canon not in evidence.figures:
                 findings.append(
-                    finding(ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written)
+                    finding(
+                        ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written
+                    )
                 )
         for written, low, high in ranges(sentence):
             if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
                 findings.append(
                     finding(
-                        ERROR, path, f"{written} reverses the cited claim's range (from {high} to {low})",
-                        sentence=sentence, figure=written,
+                        ERROR,
+                        path,
+                        f"{written} reverses the cited claim's range (from {high} to {low})",
+                        sentence=sentence,
+                        figure=written,
                     )
-                )  # fmt: skip
+                )
         for name in sentence_names:
             if not name_stated(name, evidence.haystack):
                 findings.append(
                     finding(
-                        ERROR, path, f"{name} is not named by any cited claim, manifest title or source",
-                        sentence=sentence, name=name,
+                        ERROR,
+                        path,
+                        f"{name} is not named by any cited claim, manifest title or source",
+                        sentence=sentence,
+                        name=name,
                     )
-                )  # fmt: skip
+                )
         tokens = content_tokens(sentence)
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP

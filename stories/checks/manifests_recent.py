@@ -28,20 +28,24 @@ class ManifestsRecent(Criterion):
                 age = (edition_day - published).days
                 findings.append(
                     finding(
-                        ERROR, first_path[mid],
+                        ERROR,
+                        first_path[mid],
                         f"manifest {mid} was published on {published.isoformat()}, {age} days before the "
                         f"edition {ctx.doc['edition']} (the limit is {settings.CHECKS_FRESHNESS_DAYS} days)",
-                        manifest_id=mid, published_date=published.isoformat(),
+                        manifest_id=mid,
+                        published_date=published.isoformat(),
                     )
-                )  # fmt: skip
+                )
             elif published > edition_day:
                 findings.append(
                     finding(
-                        ERROR, first_path[mid],
+                        ERROR,
+                        first_path[mid],
                         f"manifest {mid} is dated {published.isoformat()}, after the edition {ctx.doc['edition']}",
-                        manifest_id=mid, published_date=published.isoformat(),
+                        manifest_id=mid,
+                        published_date=published.isoformat(),
                     )
-                )  # fmt: skip
+                )
             else:
                 fresh += 1
         return CriterionResult(self.name, share(fresh, checked), findings)

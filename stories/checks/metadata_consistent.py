@@ -52,7 +52,9 @@ class MetadataConsistent(Criterion):
 
     @staticmethod
     def disagrees(path: str, got, want) -> dict:
-        return finding(ERROR, path, f"{path} is {_short(got)}, but the cites give {_short(want)}", expected=want, found=got)
+        return finding(
+            ERROR, path, f"{path} is {_short(got)}, but the cites give {_short(want)}", expected=want, found=got
+        )
 
 
 def _short(value) -> str:

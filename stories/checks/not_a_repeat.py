@@ -54,10 +54,15 @@ def candidates(ctx, claim_ids: list[str]):
             # raw text: decoding thousands of JSON values is the slow part; the signature
             # is a JSON string of 256 hex digits, taken without its quotes
             Substr(Cast("fingerprint__minhash", TextField()), 2, minhash.BINS * 2),
-            Case(When(sharing, then=Cast("fingerprint__claim_ids", TextField())), default=Value(""), output_field=TextField())
-            if claim_ids else Value("", output_field=TextField()),
+            Case(
+                When(sharing, then=Cast("fingerprint__claim_ids", TextField())),
+                default=Value(""),
+                output_field=TextField(),
+            )
+            if claim_ids
+            else Value("", output_field=TextField()),
         )
-    )  # fmt: skip
+    )
 
 
 def _fetch(queryset) -> list[tuple]:
@@ -89,7 +94,8 @@ class NotARepeat(Criterion):
         similar = {i for i, sim in enumerate(text_sims) if sim >= threshold}
         similar |= {i for i, sim in claim_sims.items() if sim >= threshold}
         repeats = [
-            (rows[i][0], max(text_sims[i], claim_sims.get(i, 0.0)), text_sims[i], claim_sims.get(i, 0.0)) for i in similar
+            (rows[i][0], max(text_sims[i], claim_sims.get(i, 0.0)), text_sims[i], claim_sims.get(i, 0.0))
+            for i in similar
         ]
         worst = max((r[1] for r in repeats), default=0.0)
         findings = self.describe(repeats, threshold)
@@ -103,18 +109,28 @@ class NotARepeat(Criterion):
 
         if not repeats:
             return []
-        known = {sid: (h, e) for sid, h, e in Story.objects.filter(id__in=[r[0] for r in repeats]).values_list("id", "headline", "edition_id")}
+        known = {
+            sid: (h, e)
+            for sid, h, e in Story.objects.filter(id__in=[r[0] for r in repeats]).values_list(
+                "id", "headline", "edition_id"
+            )
+        }
         findings = []
         for story_id, similarity, text_sim, claim_sim in sorted(repeats, key=lambda r: -r[1]):
             headline, edition = known.get(story_id, ("", ""))
             findings.append(
                 finding(
-                    ERROR, "$",
+                    ERROR,
+                    "$",
                     f"story {story_id} ({headline!r}, edition {edition}) is a near-duplicate: "
                     f"text similarity {text_sim:.2f}, cited-claim overlap {claim_sim:.2f} "
                     f"(the limit is {threshold:.2f})",
-                    story_id=story_id, headline=headline, edition=edition, similarity=round(similarity, 3),
-                    text_similarity=round(text_sim, 3), claim_similarity=round(claim_sim, 3),
+                    story_id=story_id,
+                    headline=headline,
+                    edition=edition,
+                    similarity=round(similarity, 3),
+                    text_similarity=round(text_sim, 3),
+                    claim_similarity=round(claim_sim, 3),
                 )
-            )  # fmt: skip
+            )
         return findings

@@ -11,13 +11,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers him his how i if in into is it its itself just me more most my no nor
-    not now of off on once only or other our ours out over own same she should so some such than that
-    the their theirs them then there these they this those through to too under until up very was we
-    were what when where which while who whom why will with would you your yours rather instead while
-    one""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "rather", "instead", "while", "one"]
 )
 
 # Markdown that is not wording: links keep their text, emphasis and code marks go.
@@ -50,7 +44,16 @@ def stem(word: str) -> str:
     'studies'/'study' meet, without a stemming library."""
     if len(word) <= 3 or word.isdigit():
         return word
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""), ("ly", ""), ("s", "")):
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("edly", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("ly", ""),
+        ("s", ""),
+    ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: len(word) - len(suffix)] + repl
             break
@@ -69,7 +72,7 @@ def content_tokens(text: str) -> set[str]:
     out = set()
     for w in _WORD.findall(text):
         low = w.lower()
-        if low in STOPWORDS or len(low) == 1 and not low.isdigit():
+        if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
             continue
         out.add(_norm_word(w))
     return out
@@ -138,8 +141,7 @@ _MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
 _CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
 # Capitalised, but not names a source must state.
 CALENDAR = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split()
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )
 # A word right after one of these starts a clause, so its capital proves nothing.
 _CLAUSE_OPENERS = frozenset(':;—–"“‘(')

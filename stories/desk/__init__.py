@@ -43,7 +43,10 @@ def _cites(value, path) -> list[dict]:
         if "manifest_id" not in cite:
             raise DeskError(p, "missing required field 'manifest_id'")
         manifest_id = _V.ident(cite["manifest_id"], f"{p}.manifest_id")
-        claim_ids = [_V.ident(c, f"{p}.claim_ids[{j}]") for j, c in enumerate(_V.lst(cite.get("claim_ids", []), f"{p}.claim_ids"))]
+        claim_ids = [
+            _V.ident(c, f"{p}.claim_ids[{j}]")
+            for j, c in enumerate(_V.lst(cite.get("claim_ids", []), f"{p}.claim_ids"))
+        ]
         seen = set()
         for j, claim_id in enumerate(claim_ids):
             if claim_id in seen:
@@ -101,7 +104,9 @@ def validate(data) -> dict:
         doc["key_facts"].append(
             {
                 "text": _V.string(require(fact, "text", p), f"{p}.text", nonempty=True),
-                "self_reported": _V.boolean(fact["self_reported"], f"{p}.self_reported") if "self_reported" in fact else None,
+                "self_reported": _V.boolean(fact["self_reported"], f"{p}.self_reported")
+                if "self_reported" in fact
+                else None,
                 "cites": _cites(fact.get("cites", []), f"{p}.cites"),
             }
         )
@@ -136,7 +141,10 @@ def validate(data) -> dict:
                 }
             )
         doc["sections"].append(
-            {"heading": _V.string(require(section, "heading", p), f"{p}.heading", max_length=500), "paragraphs": paragraphs}
+            {
+                "heading": _V.string(require(section, "heading", p), f"{p}.heading", max_length=500),
+                "paragraphs": paragraphs,
+            }
         )
 
     doc["unresolved"] = _V.strings(data.get("unresolved", []), "unresolved")
@@ -170,7 +178,10 @@ def validate(data) -> dict:
         )
     for i in range(1, len(doc["corrections"])):
         if doc["corrections"][i]["corrected_at"] < doc["corrections"][i - 1]["corrected_at"]:
-            raise DeskError(f"corrections[{i}].corrected_at", f"is earlier than corrections[{i - 1}]: corrections must be oldest first")
+            raise DeskError(
+                f"corrections[{i}].corrected_at",
+                f"is earlier than corrections[{i - 1}]: corrections must be oldest first",
+            )
 
     doc["related"] = []
     for i, rel in enumerate(_V.lst(data.get("related", []), "related")):
@@ -206,9 +217,19 @@ def validate(data) -> dict:
 # --------------------------------------------------------------------------- deriving
 
 DERIVED_KEYS = (
-    "url", "newsroom_title", "labels", "source_count", "publishers", "cited_manifest_ids", "manifests",
-    "run_these_manifests", "links", "sponsor", "disclosure", "reuse",
-)  # fmt: skip
+    "url",
+    "newsroom_title",
+    "labels",
+    "source_count",
+    "publishers",
+    "cited_manifest_ids",
+    "manifests",
+    "run_these_manifests",
+    "links",
+    "sponsor",
+    "disclosure",
+    "reuse",
+)
 
 
 @dataclass(frozen=True)
@@ -229,7 +250,7 @@ class ManifestInfo:
         }
 
     @classmethod
-    def of(cls, manifest: Manifest) -> "ManifestInfo":
+    def of(cls, manifest: Manifest) -> ManifestInfo:
         return cls(manifest.id, manifest.title, manifest.publisher.name, manifest.source_url, manifest.published_date)
 
 
@@ -255,7 +276,7 @@ def story_url(edition: str, slug: str) -> str:
 def format_time(value: dt.datetime | None) -> str | None:
     if value is None:
         return None
-    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def trust_text(trust: str, source_count: int) -> str:
@@ -303,7 +324,11 @@ def render(
         "headline": doc["headline"],
         "dek": doc["dek"],
         "published_at": format_time(doc["published_at"]),
-        "labels": {"trust": doc["trust"], "trust_text": trust_text(doc["trust"], source_count), "newsroom": newsroom_title},
+        "labels": {
+            "trust": doc["trust"],
+            "trust_text": trust_text(doc["trust"], source_count),
+            "newsroom": newsroom_title,
+        },
         "source_count": source_count,
         "publishers": sorted({m.source_name for m in known}),
         "key_facts": [
@@ -316,14 +341,20 @@ def render(
         ],
         "images": [dict(image) for image in doc["images"]],
         "sections": [
-            {"heading": s["heading"], "paragraphs": [{"markdown": p["markdown"], "cites": [dict(c) for c in p["cites"]]} for p in s["paragraphs"]]}
+            {
+                "heading": s["heading"],
+                "paragraphs": [
+                    {"markdown": p["markdown"], "cites": [dict(c) for c in p["cites"]]} for p in s["paragraphs"]
+                ],
+            }
             for s in doc["sections"]
         ],
         "unresolved": list(doc["unresolved"]),
         "decision_card": _ordered_card(doc["decision_card"]),
         "writer": {"agent": doc["writer"]["agent"], "run_id": doc["writer"]["run_id"]},
         "corrections": [
-            {"corrected_at": format_time(c["corrected_at"]), "kind": c["kind"], "text": c["text"]} for c in doc["corrections"]
+            {"corrected_at": format_time(c["corrected_at"]), "kind": c["kind"], "text": c["text"]}
+            for c in doc["corrections"]
         ],
         "cited_manifest_ids": cited,
         "manifests": [m.as_dict() for m in known],
@@ -357,7 +388,10 @@ def stored_fields(story) -> dict:
     """A loaded Story (see ``Story.objects.with_everything()``) as the stored fields of desk/1."""
 
     def cites_of(owner) -> list[dict]:
-        return [{"manifest_id": c.manifest_id, "claim_ids": [cc.claim_id for cc in c.claims.all()]} for c in owner.cites.all()]
+        return [
+            {"manifest_id": c.manifest_id, "claim_ids": [cc.claim_id for cc in c.claims.all()]}
+            for c in owner.cites.all()
+        ]
 
     return {
         "id": story.id,
@@ -372,21 +406,26 @@ def stored_fields(story) -> dict:
         "published_at": _to_second(story.published_at),
         "trust": story.trust,
         "key_facts": [
-            {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)} for f in story.key_facts.all()
+            {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)}
+            for f in story.key_facts.all()
         ],
         "images": [
             {"url": i.url, "alt": i.alt, "caption": i.caption, "credit": i.credit, "width": i.width, "height": i.height}
             for i in story.images.all()
         ],
         "sections": [
-            {"heading": s.heading, "paragraphs": [{"markdown": p.markdown, "cites": cites_of(p)} for p in s.paragraphs.all()]}
+            {
+                "heading": s.heading,
+                "paragraphs": [{"markdown": p.markdown, "cites": cites_of(p)} for p in s.paragraphs.all()],
+            }
             for s in story.sections.all()
         ],
         "unresolved": story.unresolved,
         "decision_card": story.decision_card,
         "writer": {"agent": story.writer_agent, "run_id": story.writer_run_id},
         "corrections": [
-            {"corrected_at": _to_second(c.corrected_at), "kind": c.kind, "text": c.text} for c in story.corrections.all()
+            {"corrected_at": _to_second(c.corrected_at), "kind": c.kind, "text": c.text}
+            for c in story.corrections.all()
         ],
         "related": [{"url": r.url, "headline": r.headline, "slug": r.slug} for r in story.related_links.all()],
     }
@@ -477,7 +516,9 @@ def resolve_references(doc: dict) -> None:
     for path, cite in iter_cites(doc):
         mid = cite["manifest_id"]
         if mid not in stored and mid not in listed:
-            raise DeskError(f"{path}.manifest_id", f"manifest {mid} is neither in the database nor in the story's manifests list")
+            raise DeskError(
+                f"{path}.manifest_id", f"manifest {mid} is neither in the database nor in the story's manifests list"
+            )
         for j, cid in enumerate(cite["claim_ids"]):
             owner = owners.get(cid)
             if owner is not None and owner != mid:
@@ -487,7 +528,10 @@ def resolve_references(doc: dict) -> None:
         for j, cid in enumerate(cite["claim_ids"]):
             owners.setdefault(cid, cite["manifest_id"])
             if owners[cid] != cite["manifest_id"]:
-                raise DeskError(f"{path}.claim_ids[{j}]", f"claim {cid} is cited under manifest {owners[cid]} elsewhere in this story")
+                raise DeskError(
+                    f"{path}.claim_ids[{j}]",
+                    f"claim {cid} is cited under manifest {owners[cid]} elsewhere in this story",
+                )
 
 
 def import_story(doc: dict, *, user=None, action: str = "import") -> ImportResult:
@@ -575,7 +619,9 @@ def save_document(doc: dict, *, user=None, action: str = "import", expected_vers
 
     refresh_fingerprint(story, doc)  # not_a_repeat compares fingerprints, never other stories' text
     for corr in doc["corrections"][len(current["corrections"]) :]:
-        story.corrections.create(corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user)
+        story.corrections.create(
+            corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user
+        )
 
     loaded = Story.objects.with_everything().get(pk=story.pk)
     record_revision(loaded, user=user)
@@ -642,7 +688,11 @@ def _create_stubs(doc: dict) -> None:
             wanted.setdefault(cid, cite["manifest_id"])
     have = set(Claim.objects.filter(id__in=wanted).values_list("id", flat=True))
     Claim.objects.bulk_create(
-        [Claim(id=cid, manifest_id=mid, text="", has_text=False, self_reported=None, position=10_000) for cid, mid in wanted.items() if cid not in have]
+        [
+            Claim(id=cid, manifest_id=mid, text="", has_text=False, self_reported=None, position=10_000)
+            for cid, mid in wanted.items()
+            if cid not in have
+        ]
     )
 
 
@@ -651,7 +701,6 @@ def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) ->
     related links) of each (story, document) pair: one INSERT per table for all of them.
     The bulk import (``stories.desk_bulk``) writes many new stories' parts through here too."""
     from newsroom.infra.bulk import bulk_insert
-
     from stories.models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
 
     if not new:  # a story just created has no parts to remove
@@ -668,7 +717,10 @@ def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) ->
     fact_rows = [(n, i, f) for n, (_, doc) in enumerate(pairs) for i, f in enumerate(doc["key_facts"])]
     facts = bulk_insert(
         KeyFact,
-        [KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"]) for n, i, f in fact_rows],
+        [
+            KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"])
+            for n, i, f in fact_rows
+        ],
     )
     section_rows = [(n, i, s) for n, (_, doc) in enumerate(pairs) for i, s in enumerate(doc["sections"])]
     sections = bulk_insert(
@@ -676,7 +728,9 @@ def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) ->
         [Section(story_id=pairs[n][0].pk, position=i, heading=s["heading"]) for n, i, s in section_rows],
     )
     rows = [(n, sec, j, p) for sec, (n, _, s) in zip(sections, section_rows) for j, p in enumerate(s["paragraphs"])]
-    paragraphs = bulk_insert(Paragraph, [Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"]) for _, sec, j, p in rows])
+    paragraphs = bulk_insert(
+        Paragraph, [Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"]) for _, sec, j, p in rows]
+    )
 
     # Each story's cites in desk/1's order: its key facts' first, then its paragraphs'.
     owners: list[list[tuple[dict, dict]]] = [[] for _ in pairs]
@@ -693,14 +747,28 @@ def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) ->
     cites = bulk_insert(Cite, [row for row, _ in cite_rows])
     bulk_insert(
         CiteClaim,
-        [CiteClaim(cite_id=cite.pk, position=j, claim_id=cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)],
+        [
+            CiteClaim(cite_id=cite.pk, position=j, claim_id=cid)
+            for cite, (_, ids) in zip(cites, cite_rows)
+            for j, cid in enumerate(ids)
+        ],
         ids=False,
     )
     bulk_insert(
-        Image, [Image(story_id=story.pk, position=i, **image) for story, doc in pairs for i, image in enumerate(doc["images"])], ids=False
+        Image,
+        [
+            Image(story_id=story.pk, position=i, **image)
+            for story, doc in pairs
+            for i, image in enumerate(doc["images"])
+        ],
+        ids=False,
     )
     bulk_insert(
         RelatedLink,
-        [RelatedLink(story_id=story.pk, position=i, **rel) for story, doc in pairs for i, rel in enumerate(doc["related"])],
+        [
+            RelatedLink(story_id=story.pk, position=i, **rel)
+            for story, doc in pairs
+            for i, rel in enumerate(doc["related"])
+        ],
         ids=False,
     )

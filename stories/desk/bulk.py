@@ -31,9 +31,8 @@ from django.db.models import Q
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, Manifest
 from newsroom.infra.bulk import bulk_insert
-from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from newsroom.infra.pagecache import bump
-
+from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from stories import desk
 from stories.desk import DeskError, ManifestInfo, cited_manifest_ids, iter_cites
 
@@ -117,12 +116,15 @@ def _resolve_references(run: list[Item]) -> dict:
             mid = cite["manifest_id"]
             if mid not in available and mid not in listed:
                 raise DeskError(
-                    f"line {line}: {path}.manifest_id", f"manifest {mid} is neither in the database nor in the story's manifests list"
+                    f"line {line}: {path}.manifest_id",
+                    f"manifest {mid} is neither in the database nor in the story's manifests list",
                 )
             for j, cid in enumerate(cite["claim_ids"]):
                 owner = owners_so_far.get(cid)
                 if owner is not None and owner != mid:
-                    raise DeskError(f"line {line}: {path}.claim_ids[{j}]", f"claim {cid} belongs to manifest {owner}, not {mid}")
+                    raise DeskError(
+                        f"line {line}: {path}.claim_ids[{j}]", f"claim {cid} belongs to manifest {owner}, not {mid}"
+                    )
                 if owner is not None:
                     owners[cid] = owner
         for path, cite in iter_cites(doc):
@@ -162,7 +164,9 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
         used.add(story.id)
         story.slug = doc["slug"]
         story.edition_id = doc["edition"]
-        story.edition_date = dt.date.fromisoformat(doc["edition"][:10])  # Story.save() sets it; bulk_create does not call save()
+        story.edition_date = dt.date.fromisoformat(
+            doc["edition"][:10]
+        )  # Story.save() sets it; bulk_create does not call save()
         story.newsroom = newsrooms[doc["newsroom"]]
         story.beat = beats[(doc["newsroom"], doc["beat"])] if doc["beat"] else None
         desk.set_text_fields(story, doc)
@@ -180,7 +184,9 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
     bulk_insert(
         Correction,
         [
-            Correction(story_id=story.pk, corrected_at=c["corrected_at"], kind=c["kind"], text=c["text"], created_by=user)
+            Correction(
+                story_id=story.pk, corrected_at=c["corrected_at"], kind=c["kind"], text=c["text"], created_by=user
+            )
             for story, doc in pairs
             for c in doc["corrections"]
         ],
@@ -194,7 +200,9 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
     claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
     flags = {
         cid: (self_reported if has_text else None)
-        for cid, self_reported, has_text in Claim.objects.filter(id__in=claim_ids).values_list("id", "self_reported", "has_text")
+        for cid, self_reported, has_text in Claim.objects.filter(id__in=claim_ids).values_list(
+            "id", "self_reported", "has_text"
+        )
     }
     profile = SiteProfile.load()
     bulk_insert(
@@ -206,14 +214,19 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
                 created_by=user,
                 data=desk.render(
                     {**doc, "id": story.id},  # an id-less document's story has its new id
-                    manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
+                    manifests=infos,
+                    claims_self_reported=flags,
+                    newsroom_title=story.newsroom.title,
+                    profile=profile,
                 ),
             )
             for story, doc in pairs
         ],
         ids=False,
     )
-    bulk_insert(AuditEntry, [AuditEntry(story_id=story.pk, action=action, user=user, version=1) for story in stories], ids=False)
+    bulk_insert(
+        AuditEntry, [AuditEntry(story_id=story.pk, action=action, user=user, version=1) for story in stories], ids=False
+    )
     bump("lists")  # what each Story post_save does (stories.cache); bulk_create sends none
 
 
@@ -234,9 +247,9 @@ def _beats(docs: list[dict], newsrooms: dict[str, Newsroom]) -> dict[tuple[str, 
         return {}
     found = {
         (b.newsroom.slug, b.slug): b
-        for b in Beat.objects.filter(newsroom__slug__in={n for n, _ in wanted}, slug__in={s for _, s in wanted}).select_related(
-            "newsroom"
-        )
+        for b in Beat.objects.filter(
+            newsroom__slug__in={n for n, _ in wanted}, slug__in={s for _, s in wanted}
+        ).select_related("newsroom")
     }
     for newsroom, slug in sorted(wanted - found.keys()):
         found[(newsroom, slug)] = Beat.objects.get_or_create(newsroom=newsrooms[newsroom], slug=slug)[0]

@@ -8,273 +8,455 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('manifests', '0001_initial'),
-        ('newsroom', '0001_initial'),
+        ("manifests", "0001_initial"),
+        ("newsroom", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='KeyFact',
+            name="KeyFact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('text', models.TextField()),
-                ('declared_self_reported', models.BooleanField(blank=True, help_text='The flag as imported; used only while a cited claim is a stub.', null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("text", models.TextField()),
+                (
+                    "declared_self_reported",
+                    models.BooleanField(
+                        blank=True,
+                        help_text="The flag as imported; used only while a cited claim is a stub.",
+                        null=True,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Paragraph',
+            name="Paragraph",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('markdown', models.TextField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("markdown", models.TextField()),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Section',
+            name="Section",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('heading', models.CharField(max_length=500)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("heading", models.CharField(max_length=500)),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Story',
+            name="Story",
             fields=[
-                ('id', models.CharField(default=stories.models.new_story_id, max_length=64, primary_key=True, serialize=False)),
-                ('slug', models.SlugField(max_length=200)),
-                ('edition_date', models.DateField(editable=False, help_text="The edition's date: slugs are unique per date.")),
-                ('audience', models.SlugField(blank=True, max_length=100)),
-                ('angle', models.TextField(blank=True)),
-                ('headline', models.CharField(max_length=500)),
-                ('dek', models.TextField(blank=True)),
-                ('trust', models.SlugField(default='reported', help_text='The editorial label, e.g. reported.')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('scheduled', 'Scheduled'), ('published', 'Published')], default='draft', max_length=16)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('scheduled_for', models.DateTimeField(blank=True, null=True)),
-                ('unresolved', newsroom.fields.OrderedJSONField(blank=True, default=list)),
-                ('decision_card', newsroom.fields.OrderedJSONField(blank=True, default=dict)),
-                ('writer_agent', models.CharField(blank=True, max_length=200)),
-                ('writer_run_id', models.CharField(blank=True, max_length=200)),
-                ('version', models.PositiveIntegerField(default=1, help_text='Bumped by every save, publish and correction.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True, db_index=True)),
-                ('beat', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='stories', to='newsroom.beat')),
-                ('edition', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='stories', to='newsroom.edition')),
-                ('newsroom', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='stories', to='newsroom.newsroom')),
+                (
+                    "id",
+                    models.CharField(
+                        default=stories.models.new_story_id, max_length=64, primary_key=True, serialize=False
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=200)),
+                (
+                    "edition_date",
+                    models.DateField(editable=False, help_text="The edition's date: slugs are unique per date."),
+                ),
+                ("audience", models.SlugField(blank=True, max_length=100)),
+                ("angle", models.TextField(blank=True)),
+                ("headline", models.CharField(max_length=500)),
+                ("dek", models.TextField(blank=True)),
+                ("trust", models.SlugField(default="reported", help_text="The editorial label, e.g. reported.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("scheduled", "Scheduled"), ("published", "Published")],
+                        default="draft",
+                        max_length=16,
+                    ),
+                ),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                ("scheduled_for", models.DateTimeField(blank=True, null=True)),
+                ("unresolved", newsroom.fields.OrderedJSONField(blank=True, default=list)),
+                ("decision_card", newsroom.fields.OrderedJSONField(blank=True, default=dict)),
+                ("writer_agent", models.CharField(blank=True, max_length=200)),
+                ("writer_run_id", models.CharField(blank=True, max_length=200)),
+                (
+                    "version",
+                    models.PositiveIntegerField(default=1, help_text="Bumped by every save, publish and correction."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True, db_index=True)),
+                (
+                    "beat",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="stories",
+                        to="newsroom.beat",
+                    ),
+                ),
+                (
+                    "edition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="stories", to="newsroom.edition"
+                    ),
+                ),
+                (
+                    "newsroom",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="stories", to="newsroom.newsroom"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'stories',
-                'ordering': ['-edition_id', 'slug'],
-                'permissions': [('publish_story', 'Can publish, unpublish and schedule stories'), ('override_checks', 'Can publish a story whose checks failed, with a reason')],
+                "verbose_name_plural": "stories",
+                "ordering": ["-edition_id", "slug"],
+                "permissions": [
+                    ("publish_story", "Can publish, unpublish and schedule stories"),
+                    ("override_checks", "Can publish a story whose checks failed, with a reason"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Cite',
+            name="Cite",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('manifest', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='cites', to='manifests.manifest')),
-                ('key_fact', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='cites', to='stories.keyfact')),
-                ('paragraph', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='cites', to='stories.paragraph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "manifest",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="cites", to="manifests.manifest"
+                    ),
+                ),
+                (
+                    "key_fact",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="cites",
+                        to="stories.keyfact",
+                    ),
+                ),
+                (
+                    "paragraph",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="cites",
+                        to="stories.paragraph",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.AddField(
-            model_name='paragraph',
-            name='section',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='paragraphs', to='stories.section'),
+            model_name="paragraph",
+            name="section",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="paragraphs", to="stories.section"
+            ),
         ),
         migrations.CreateModel(
-            name='StoryFingerprint',
+            name="StoryFingerprint",
             fields=[
-                ('story', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='fingerprint', serialize=False, to='stories.story')),
-                ('minhash', newsroom.fields.OrderedJSONField(default=list)),
-                ('claim_ids', newsroom.fields.OrderedJSONField(default=list)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "story",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="fingerprint",
+                        serialize=False,
+                        to="stories.story",
+                    ),
+                ),
+                ("minhash", newsroom.fields.OrderedJSONField(default=list)),
+                ("claim_ids", newsroom.fields.OrderedJSONField(default=list)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.AddField(
-            model_name='section',
-            name='story',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sections', to='stories.story'),
+            model_name="section",
+            name="story",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="sections", to="stories.story"
+            ),
         ),
         migrations.CreateModel(
-            name='Revision',
+            name="Revision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('data', newsroom.fields.OrderedJSONField()),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("data", newsroom.fields.OrderedJSONField()),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="revisions", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-version'],
+                "ordering": ["-version"],
             },
         ),
         migrations.CreateModel(
-            name='RelatedLink',
+            name="RelatedLink",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('url', models.URLField(max_length=1000)),
-                ('headline', models.CharField(max_length=500)),
-                ('slug', models.SlugField(blank=True, max_length=200)),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='related_links', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("url", models.URLField(max_length=1000)),
+                ("headline", models.CharField(max_length=500)),
+                ("slug", models.SlugField(blank=True, max_length=200)),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="related_links", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.AddField(
-            model_name='keyfact',
-            name='story',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='key_facts', to='stories.story'),
+            model_name="keyfact",
+            name="story",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="key_facts", to="stories.story"
+            ),
         ),
         migrations.CreateModel(
-            name='Image',
+            name="Image",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('url', models.URLField(max_length=1000)),
-                ('alt', models.CharField(help_text='Required: what the image shows, for readers who cannot see it.', max_length=1000)),
-                ('caption', models.TextField(blank=True)),
-                ('credit', models.CharField(blank=True, max_length=500)),
-                ('width', models.PositiveIntegerField(blank=True, null=True)),
-                ('height', models.PositiveIntegerField(blank=True, null=True)),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='images', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("url", models.URLField(max_length=1000)),
+                (
+                    "alt",
+                    models.CharField(
+                        help_text="Required: what the image shows, for readers who cannot see it.", max_length=1000
+                    ),
+                ),
+                ("caption", models.TextField(blank=True)),
+                ("credit", models.CharField(blank=True, max_length=500)),
+                ("width", models.PositiveIntegerField(blank=True, null=True)),
+                ("height", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="images", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Correction',
+            name="Correction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('corrected_at', models.DateTimeField()),
-                ('kind', models.CharField(choices=[('correction', 'Correction'), ('clarification', 'Clarification'), ('update', 'Update')], max_length=16)),
-                ('text', models.TextField()),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='corrections', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("corrected_at", models.DateTimeField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("correction", "Correction"),
+                            ("clarification", "Clarification"),
+                            ("update", "Update"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("text", models.TextField()),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="corrections", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['corrected_at', 'id'],
+                "ordering": ["corrected_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='CheckResult',
+            name="CheckResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('passed', models.BooleanField()),
-                ('score', models.FloatField()),
-                ('rubric', newsroom.fields.OrderedJSONField()),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='check_results', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("passed", models.BooleanField()),
+                ("score", models.FloatField()),
+                ("rubric", newsroom.fields.OrderedJSONField()),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="check_results", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'get_latest_by': 'created_at',
+                "ordering": ["-created_at", "-id"],
+                "get_latest_by": "created_at",
             },
         ),
         migrations.CreateModel(
-            name='AuditEntry',
+            name="AuditEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(max_length=32)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('version', models.PositiveIntegerField()),
-                ('reason', models.TextField(blank=True)),
-                ('details', newsroom.fields.OrderedJSONField(blank=True, default=dict)),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='audit_entries', to='stories.story')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("action", models.CharField(max_length=32)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("version", models.PositiveIntegerField()),
+                ("reason", models.TextField(blank=True)),
+                ("details", newsroom.fields.OrderedJSONField(blank=True, default=dict)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="audit_entries", to="stories.story"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'audit entries',
-                'ordering': ['-created_at', '-id'],
+                "verbose_name_plural": "audit entries",
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='CiteClaim',
+            name="CiteClaim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('cite', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='claims', to='stories.cite')),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='citations', to='manifests.claim')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "cite",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="claims", to="stories.cite"
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="citations", to="manifests.claim"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('cite', 'claim'), name='cite_claim_once')],
+                "ordering": ["position", "id"],
+                "constraints": [models.UniqueConstraint(fields=("cite", "claim"), name="cite_claim_once")],
             },
         ),
         migrations.AddConstraint(
-            model_name='cite',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('key_fact__isnull', True), ('paragraph__isnull', False)), models.Q(('key_fact__isnull', False), ('paragraph__isnull', True)), _connector='OR'), name='cite_has_one_owner'),
+            model_name="cite",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("key_fact__isnull", True), ("paragraph__isnull", False)),
+                    models.Q(("key_fact__isnull", False), ("paragraph__isnull", True)),
+                    _connector="OR",
+                ),
+                name="cite_has_one_owner",
+            ),
         ),
         migrations.AddIndex(
-            model_name='story',
-            index=models.Index(fields=['status', 'newsroom', '-published_at'], name='story_newsroom_latest'),
+            model_name="story",
+            index=models.Index(fields=["status", "newsroom", "-published_at"], name="story_newsroom_latest"),
         ),
         migrations.AddIndex(
-            model_name='story',
-            index=models.Index(fields=['status', 'updated_at', 'id'], name='story_updated_cursor'),
+            model_name="story",
+            index=models.Index(fields=["status", "updated_at", "id"], name="story_updated_cursor"),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.UniqueConstraint(fields=('edition_date', 'slug'), name='story_slug_unique_per_date'),
+            model_name="story",
+            constraint=models.UniqueConstraint(fields=("edition_date", "slug"), name="story_slug_unique_per_date"),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.CheckConstraint(condition=models.Q(('slug__regex', '^[a-z0-9]+(-[a-z0-9]+)*$')), name='story_slug_format'),
+            model_name="story",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("slug__regex", "^[a-z0-9]+(-[a-z0-9]+)*$")), name="story_slug_format"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['draft', 'scheduled', 'published'])), name='story_status_valid'),
+            model_name="story",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["draft", "scheduled", "published"])), name="story_status_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'published'), _negated=True), ('published_at__isnull', False), _connector='OR'), name='story_published_has_time'),
+            model_name="story",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "published"), _negated=True), ("published_at__isnull", False), _connector="OR"
+                ),
+                name="story_published_has_time",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'scheduled'), _negated=True), ('scheduled_for__isnull', False), _connector='OR'), name='story_scheduled_has_time'),
+            model_name="story",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "scheduled"), _negated=True), ("scheduled_for__isnull", False), _connector="OR"
+                ),
+                name="story_scheduled_has_time",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='story_version_positive'),
+            model_name="story",
+            constraint=models.CheckConstraint(condition=models.Q(("version__gte", 1)), name="story_version_positive"),
         ),
         migrations.AddConstraint(
-            model_name='revision',
-            constraint=models.UniqueConstraint(fields=('story', 'version'), name='revision_once_per_version'),
+            model_name="revision",
+            constraint=models.UniqueConstraint(fields=("story", "version"), name="revision_once_per_version"),
         ),
         migrations.AddConstraint(
-            model_name='image',
-            constraint=models.CheckConstraint(condition=models.Q(('alt', ''), _negated=True), name='image_alt_required'),
+            model_name="image",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("alt", ""), _negated=True), name="image_alt_required"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='correction',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['correction', 'clarification', 'update'])), name='correction_kind_valid'),
+            model_name="correction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["correction", "clarification", "update"])),
+                name="correction_kind_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='correction',
-            constraint=models.CheckConstraint(condition=models.Q(('text', ''), _negated=True), name='correction_text_not_empty'),
+            model_name="correction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("text", ""), _negated=True), name="correction_text_not_empty"
+            ),
         ),
     ]

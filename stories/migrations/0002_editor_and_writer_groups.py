@@ -9,7 +9,12 @@ READ_ONLY = ["correction", "revision", "auditentry", "checkresult", "storyfinger
 
 WRITER = (
     # A writer drafts and edits stories and their parts; deleting a whole story is an editor's call.
-    [f"stories.{verb}_{model}" for model in STORY_PARTS for verb in ("add", "change", "delete", "view") if (model, verb) != ("story", "delete")]
+    [
+        f"stories.{verb}_{model}"
+        for model in STORY_PARTS
+        for verb in ("add", "change", "delete", "view")
+        if (model, verb) != ("story", "delete")
+    ]
     + [f"stories.view_{model}" for model in READ_ONLY]
     # Choosing a manifest and its claims for a cite needs to see them (admin autocomplete).
     + ["manifests.view_manifest", "manifests.view_claim", "manifests.view_publisher"]

@@ -5,20 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('newsroom', '0001_initial'),
-        ('stories', '0002_editor_and_writer_groups'),
+        ("newsroom", "0001_initial"),
+        ("stories", "0002_editor_and_writer_groups"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='correction',
-            index=models.Index(fields=['-corrected_at', '-id'], name='correction_latest'),
+            model_name="correction",
+            index=models.Index(fields=["-corrected_at", "-id"], name="correction_latest"),
         ),
         migrations.AddIndex(
-            model_name='story',
-            index=models.Index(fields=['status', '-published_at'], name='story_latest'),
+            model_name="story",
+            index=models.Index(fields=["status", "-published_at"], name="story_latest"),
         ),
     ]

@@ -8,122 +8,208 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='WebhookDelivery',
+            name="WebhookDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('delivery_id', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('event', models.CharField(choices=[('story.published', 'story.published'), ('story.corrected', 'story.corrected'), ('story.unpublished', 'story.unpublished')], max_length=32)),
-                ('story_id', models.CharField(db_index=True, max_length=64)),
-                ('payload', models.TextField(help_text='The exact JSON body sent (and signed).')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('delivered', 'Delivered'), ('failed', 'Failed (gave up)'), ('gone', 'Gone (receiver answered 410)')], default='pending', max_length=16)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('next_attempt_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('delivered_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("delivery_id", models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
+                (
+                    "event",
+                    models.CharField(
+                        choices=[
+                            ("story.published", "story.published"),
+                            ("story.corrected", "story.corrected"),
+                            ("story.unpublished", "story.unpublished"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("story_id", models.CharField(db_index=True, max_length=64)),
+                ("payload", models.TextField(help_text="The exact JSON body sent (and signed).")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("delivered", "Delivered"),
+                            ("failed", "Failed (gave up)"),
+                            ("gone", "Gone (receiver answered 410)"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("next_attempt_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("delivered_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'verbose_name_plural': 'webhook deliveries',
-                'ordering': ['-id'],
+                "verbose_name_plural": "webhook deliveries",
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='Partner',
+            name="Partner",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('active', models.BooleanField(default=True, help_text="An inactive partner's keys are refused.")),
-                ('contact', models.CharField(blank=True, help_text='Who to write to about this integration.', max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("active", models.BooleanField(default=True, help_text="An inactive partner's keys are refused.")),
+                (
+                    "contact",
+                    models.CharField(blank=True, help_text="Who to write to about this integration.", max_length=300),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('slug', ''), _negated=True), name='partner_slug_not_empty')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("slug", ""), _negated=True), name="partner_slug_not_empty"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ApiKey',
+            name="ApiKey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, help_text="What the key is for, e.g. 'production poller'.", max_length=200)),
-                ('prefix', models.CharField(editable=False, max_length=16, unique=True)),
-                ('hashed_secret', models.CharField(editable=False, max_length=64)),
-                ('scope', models.CharField(choices=[('read', 'Read published content'), ('writer', 'Read, and submit stories and manifests')], default='read', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('revoked_at', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('last_used_at', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('partner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='keys', to='syndication.partner')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        blank=True, help_text="What the key is for, e.g. 'production poller'.", max_length=200
+                    ),
+                ),
+                ("prefix", models.CharField(editable=False, max_length=16, unique=True)),
+                ("hashed_secret", models.CharField(editable=False, max_length=64)),
+                (
+                    "scope",
+                    models.CharField(
+                        choices=[
+                            ("read", "Read published content"),
+                            ("writer", "Read, and submit stories and manifests"),
+                        ],
+                        default="read",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("revoked_at", models.DateTimeField(blank=True, editable=False, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, editable=False, null=True)),
+                (
+                    "partner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="keys", to="syndication.partner"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'API key',
-                'ordering': ['partner__name', '-created_at'],
+                "verbose_name": "API key",
+                "ordering": ["partner__name", "-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookAttempt',
+            name="WebhookAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('status_code', models.PositiveIntegerField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('duration_ms', models.PositiveIntegerField(default=0)),
-                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_log', to='syndication.webhookdelivery')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("status_code", models.PositiveIntegerField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("duration_ms", models.PositiveIntegerField(default=0)),
+                (
+                    "delivery",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempt_log",
+                        to="syndication.webhookdelivery",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookEndpoint',
+            name="WebhookEndpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('url', models.URLField(max_length=1000)),
-                ('secret', models.CharField(default=syndication.models.new_webhook_secret, help_text='Shared with the partner: signs every delivery (HMAC-SHA256).', max_length=100)),
-                ('events', models.JSONField(default=list, help_text='Any of story.published, story.corrected, story.unpublished.')),
-                ('active', models.BooleanField(default=True, help_text='Turned off when the receiver answers 410 Gone.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('partner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='webhooks', to='syndication.partner')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("url", models.URLField(max_length=1000)),
+                (
+                    "secret",
+                    models.CharField(
+                        default=syndication.models.new_webhook_secret,
+                        help_text="Shared with the partner: signs every delivery (HMAC-SHA256).",
+                        max_length=100,
+                    ),
+                ),
+                (
+                    "events",
+                    models.JSONField(
+                        default=list, help_text="Any of story.published, story.corrected, story.unpublished."
+                    ),
+                ),
+                (
+                    "active",
+                    models.BooleanField(default=True, help_text="Turned off when the receiver answers 410 Gone."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "partner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="webhooks", to="syndication.partner"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['partner__name', 'url'],
+                "ordering": ["partner__name", "url"],
             },
         ),
         migrations.AddField(
-            model_name='webhookdelivery',
-            name='endpoint',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='syndication.webhookendpoint'),
+            model_name="webhookdelivery",
+            name="endpoint",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="deliveries", to="syndication.webhookendpoint"
+            ),
         ),
         migrations.CreateModel(
-            name='ApiKeyUsage',
+            name="ApiKeyUsage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('count', models.PositiveBigIntegerField(default=0)),
-                ('key', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='usage', to='syndication.apikey')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("count", models.PositiveBigIntegerField(default=0)),
+                (
+                    "key",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="usage", to="syndication.apikey"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-day'],
-                'constraints': [models.UniqueConstraint(fields=('key', 'day'), name='apikey_usage_once_per_day')],
+                "ordering": ["-day"],
+                "constraints": [models.UniqueConstraint(fields=("key", "day"), name="apikey_usage_once_per_day")],
             },
         ),
         migrations.AddConstraint(
-            model_name='apikey',
-            constraint=models.CheckConstraint(condition=models.Q(('scope__in', ['read', 'writer'])), name='apikey_scope_valid'),
+            model_name="apikey",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("scope__in", ["read", "writer"])), name="apikey_scope_valid"
+            ),
         ),
         migrations.AddIndex(
-            model_name='webhookdelivery',
-            index=models.Index(fields=['status', 'next_attempt_at'], name='webhook_delivery_due'),
+            model_name="webhookdelivery",
+            index=models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
         ),
         migrations.AddConstraint(
-            model_name='webhookdelivery',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'delivered', 'failed', 'gone'])), name='webhook_delivery_status_valid'),
+            model_name="webhookdelivery",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["pending", "delivered", "failed", "gone"])),
+                name="webhook_delivery_status_valid",
+            ),
         ),
     ]

@@ -185,8 +185,12 @@ def test_the_fetch_action_refetches_even_a_fresh_manifest(admin_client, fake_pro
     entry = SEED_ENTRIES[1]
     ManifestFactory(id=entry["manifest_id"], fetched_at=timezone.now())
     fake_provider.serve_entry(entry)
-    response = admin_client.post(CHANGELIST, {"action": "fetch_from_provider", "_selected_action": [entry["manifest_id"]]})
-    assert messages_of(response) == ["Fetched from the provider: 1 fetched, 0 unchanged, 0 not found, 0 failed, 0 skipped."]
+    response = admin_client.post(
+        CHANGELIST, {"action": "fetch_from_provider", "_selected_action": [entry["manifest_id"]]}
+    )
+    assert messages_of(response) == [
+        "Fetched from the provider: 1 fetched, 0 unchanged, 0 not found, 0 failed, 0 skipped."
+    ]
     assert len(fake_provider.requests_for(entry["manifest_id"])) == 1
 
 
@@ -286,8 +290,12 @@ def form_data(response) -> dict:
     for inline in response.context.get("inline_admin_formsets", []):
         formset = inline.formset
         forms.extend(formset.forms)
-        data.update({formset.management_form[name].html_name: formset.management_form[name].value()
-                     for name in formset.management_form.fields})
+        data.update(
+            {
+                formset.management_form[name].html_name: formset.management_form[name].value()
+                for name in formset.management_form.fields
+            }
+        )
     for form in forms:
         for name in form.fields:
             value = form[name].value()

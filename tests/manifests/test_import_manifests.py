@@ -25,8 +25,12 @@ def db_state() -> dict:
         for m in apps.get_models()
         if m._meta.app_label in ("newsroom", "manifests", "stories")
     }
-    state["claims"] = sorted(Claim.objects.values_list("id", "manifest_id", "text", "self_reported", "has_text", "position"))
-    state["manifests"] = sorted(Manifest.objects.values_list("id", "title", "publisher__name", "source_url", "published_date"))
+    state["claims"] = sorted(
+        Claim.objects.values_list("id", "manifest_id", "text", "self_reported", "has_text", "position")
+    )
+    state["manifests"] = sorted(
+        Manifest.objects.values_list("id", "title", "publisher__name", "source_url", "published_date")
+    )
     return state
 
 
@@ -89,8 +93,9 @@ def test_import_creates_manifests_publishers_and_claims(tmp_path, db):
     m = Manifest.objects.get(id=M1)
     assert (m.title, m.publisher.name, m.published_date.isoformat()) == ("First source", "first-blog", "2026-10-15")
     assert list(m.claims.values_list("id", "self_reported", "position")) == [
-        ("0012345678901234568", True, 0), ("0012345678901234569", False, 1),
-    ]  # fmt: skip
+        ("0012345678901234568", True, 0),
+        ("0012345678901234569", False, 1),
+    ]
     assert Claim.objects.get(id="1792067413462310999").self_reported is False  # the default
 
 
@@ -146,13 +151,28 @@ def test_not_json(tmp_path, db):
         (lambda d: d["manifests"][0]["claims"][1].pop("text"), "manifests[0].claims[1].text: missing required field"),
         (lambda d: d["manifests"][0].update(claims={}), "manifests[0].claims: must be a list, not an object"),
         (lambda d: d["manifests"][1].update(title=7), "manifests[1].title: must be a string, not a number"),
-        (lambda d: d["manifests"][0]["claims"][0].update(self_reported="true"), "manifests[0].claims[0].self_reported: must be true or false"),
-        (lambda d: d["manifests"][1].update(source_url="ftp://example.org/x"), "manifests[1].source_url: 'ftp://example.org/x' is not an http(s) URL"),
-        (lambda d: d["manifests"][1].update(published_date="2026-02-30"), "manifests[1].published_date: '2026-02-30' is not a real date"),
-        (lambda d: d["manifests"][1].update(published_date="15/10/2026"), "manifests[1].published_date: '15/10/2026' is not a date"),
-        (lambda d: d["manifests"][1].update(manifest_id="18 42"), "manifests[1].manifest_id: '18 42' is not a valid id"),
+        (
+            lambda d: d["manifests"][0]["claims"][0].update(self_reported="true"),
+            "manifests[0].claims[0].self_reported: must be true or false",
+        ),
+        (
+            lambda d: d["manifests"][1].update(source_url="ftp://example.org/x"),
+            "manifests[1].source_url: 'ftp://example.org/x' is not an http(s) URL",
+        ),
+        (
+            lambda d: d["manifests"][1].update(published_date="2026-02-30"),
+            "manifests[1].published_date: '2026-02-30' is not a real date",
+        ),
+        (
+            lambda d: d["manifests"][1].update(published_date="15/10/2026"),
+            "manifests[1].published_date: '15/10/2026' is not a date",
+        ),
+        (
+            lambda d: d["manifests"][1].update(manifest_id="18 42"),
+            "manifests[1].manifest_id: '18 42' is not a valid id",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_document(tmp_path, db, mutate, path):
     doc = document()
     mutate(doc)
@@ -163,20 +183,28 @@ def test_bad_document(tmp_path, db, mutate, path):
 def test_manifest_id_given_as_a_19_digit_number(tmp_path, db):
     text = json.dumps(document()).replace(f'"manifest_id": "{M2}"', f'"manifest_id": {M2}')
     before = db_state()
-    assert_rejected(write(tmp_path, text), "manifests[1].manifest_id: must be a string id, not a number (ids are strings: quote it)", before=before)
+    assert_rejected(
+        write(tmp_path, text),
+        "manifests[1].manifest_id: must be a string id, not a number (ids are strings: quote it)",
+        before=before,
+    )
 
 
 def test_claim_id_given_as_a_number(tmp_path, db):
     text = json.dumps(document()).replace('"claim_id": "1792067413462310999"', '"claim_id": 1792067413462310999')
     before = db_state()
-    assert_rejected(write(tmp_path, text), "manifests[1].claims[0].claim_id: must be a string id, not a number", before=before)
+    assert_rejected(
+        write(tmp_path, text), "manifests[1].claims[0].claim_id: must be a string id, not a number", before=before
+    )
 
 
 def test_duplicate_claim_id_within_a_manifest(tmp_path, db):
     doc = document()
     doc["manifests"][0]["claims"].append(copy.deepcopy(doc["manifests"][0]["claims"][0]))
     before = db_state()
-    assert_rejected(write(tmp_path, doc), "manifests[0].claims[2].claim_id: claim 0012345678901234568 appears twice", before=before)
+    assert_rejected(
+        write(tmp_path, doc), "manifests[0].claims[2].claim_id: claim 0012345678901234568 appears twice", before=before
+    )
 
 
 def test_duplicate_claim_id_across_manifests(tmp_path, db):
@@ -184,7 +212,9 @@ def test_duplicate_claim_id_across_manifests(tmp_path, db):
     doc["manifests"][1]["claims"].append(copy.deepcopy(doc["manifests"][0]["claims"][1]))
     before = db_state()
     assert_rejected(
-        write(tmp_path, doc), f"manifests[1].claims[1].claim_id: claim 0012345678901234569 also appears under manifest {M1}", before=before
+        write(tmp_path, doc),
+        f"manifests[1].claims[1].claim_id: claim 0012345678901234569 also appears under manifest {M1}",
+        before=before,
     )
 
 
@@ -200,10 +230,16 @@ def test_claim_the_database_holds_under_another_manifest(tmp_path, db):
     other = {
         "schema": "hangingcontext.manifests/1",
         "manifests": [
-            {"manifest_id": "77", "title": "New", "source_name": "new-source", "source_url": "https://example.org/77",
-             "published_date": "2026-10-16", "claims": [{"claim_id": "1792067413462310999", "text": "Stolen claim."}]},
+            {
+                "manifest_id": "77",
+                "title": "New",
+                "source_name": "new-source",
+                "source_url": "https://example.org/77",
+                "published_date": "2026-10-16",
+                "claims": [{"claim_id": "1792067413462310999", "text": "Stolen claim."}],
+            },
         ],
-    }  # fmt: skip
+    }
     before = db_state()
     assert_rejected(
         write(tmp_path, other, "second.json"),

@@ -37,6 +37,8 @@ def test_unknown_manifest_is_not_found(client, db):
 
 def test_manifest_page_query_count_does_not_grow_with_stories(client, demo, seed_doc, django_assert_max_num_queries):
     for i in range(5):
-        make_story(seed_doc, id=f"93{i}", slug=f"citer-{i}", published_at=f"2026-10-17T0{i}:00:00Z", edition=f"2026-10-17T0{i}")
+        make_story(
+            seed_doc, id=f"93{i}", slug=f"citer-{i}", published_at=f"2026-10-17T0{i}:00:00Z", edition=f"2026-10-17T0{i}"
+        )
     with django_assert_max_num_queries(5):
         assert client.get(f"/manifests/{MANIFEST}/").status_code == 200

@@ -195,9 +195,7 @@ def test_403_is_a_per_id_failure(fake_provider, entry, stored):
 
 
 def test_429_then_success_waits_as_retry_after_says(fake_provider, entry):
-    fake_provider.serve(
-        entry["manifest_id"], Reply(status=429, headers={"Retry-After": "2"}), Reply.json(entry)
-    )
+    fake_provider.serve(entry["manifest_id"], Reply(status=429, headers={"Retry-After": "2"}), Reply.json(entry))
     out, _ = run(entry["manifest_id"])
     assert "1 fetched" in out
     assert fake_provider.sleeps == [2.0]
@@ -388,7 +386,9 @@ def test_stub_claims_for_lists_only_stubs_of_those_manifests(stored):
     stub = ClaimFactory(manifest=ManifestFactory(), text="", has_text=False, self_reported=None)
     ClaimFactory(text="", has_text=False, self_reported=None)
     found = provider.stub_claims_for([stored.id, stub.manifest_id])
-    assert [c.id for c in found] == sorted([*Claim.objects.stubs().filter(manifest=stored).values_list("id", flat=True), stub.id])
+    assert [c.id for c in found] == sorted(
+        [*Claim.objects.stubs().filter(manifest=stored).values_list("id", flat=True), stub.id]
+    )
     assert provider.stub_claims_for([stored.id], claim_ids=[stub.id]) == []
 
 
@@ -418,7 +418,9 @@ def other_reply(entry: dict) -> dict:
         "headline": entry["title"],
         "source": {"name": entry["source_name"], "url": entry["source_url"]},
         "date": entry["published_date"],
-        "signal": [{"id": c["claim_id"], "text": c["text"], "first_party": c["self_reported"]} for c in entry["claims"]],
+        "signal": [
+            {"id": c["claim_id"], "text": c["text"], "first_party": c["self_reported"]} for c in entry["claims"]
+        ],
     }
 
 

@@ -9,14 +9,15 @@ from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 
 pytestmark = pytest.mark.django_db
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 # SQLite's REGEXP is Python's re.search, whose $ also matches before a final newline, and
 # SQLite ignores the column length; PostgreSQL refuses it (by its length, 14 > 13).
 # Import validation rejects that case on both (parse_edition).
 NEWLINE_ON_PG_ONLY = pytest.param(
-    "2026-10-16T05\n", marks=pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite's $ matches before \\n")
+    "2026-10-16T05\n",
+    marks=pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite's $ matches before \\n"),
 )
 
 
@@ -33,7 +34,10 @@ def test_edition_starts_at_its_utc_hour():
     assert Edition.objects.get_or_create_for("2026-10-16T05") == (edition, False)
 
 
-@pytest.mark.parametrize("bad", ["2026-13-01T00", "2026-02-30T00", "2026-10-16T24", "2026-1-16T005", " 2026-10-16T5", "2026-10-16T05\n", 2026])
+@pytest.mark.parametrize(
+    "bad",
+    ["2026-13-01T00", "2026-02-30T00", "2026-10-16T24", "2026-1-16T005", " 2026-10-16T5", "2026-10-16T05\n", 2026],
+)
 def test_parse_edition_rejects_what_is_not_a_real_hour(bad):
     with pytest.raises(ValueError):
         parse_edition(bad)

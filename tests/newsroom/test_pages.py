@@ -20,9 +20,13 @@ def newsroom_stories(demo, seed_doc):
     """25 more published stories in the demo newsroom (5 on the 'policy' beat) and a draft."""
     for i in range(25):
         make_story(
-            seed_doc, id=f"95{i:02d}", slug=f"story-{i:02d}", beat="policy" if i % 5 == 0 else "research",
-            published_at=f"2026-10-17T{i % 24:02d}:00:00Z", edition=f"2026-10-17T{i % 24:02d}",
-        )  # fmt: skip
+            seed_doc,
+            id=f"95{i:02d}",
+            slug=f"story-{i:02d}",
+            beat="policy" if i % 5 == 0 else "research",
+            published_at=f"2026-10-17T{i % 24:02d}:00:00Z",
+            edition=f"2026-10-17T{i % 24:02d}",
+        )
     make_story(seed_doc, id="9600", slug="secret-draft", published_at=None, edition="2026-10-18T09")
     return demo
 
@@ -65,7 +69,7 @@ def test_newsroom_page_is_paginated_newest_first_without_a_total(client, newsroo
     assert "Page 1 of" not in first and " of 2" not in first
     older = links(first)
     assert set(older) == {"next"} and older["next"].startswith(NEWSROOM + "?before=")
-    assert '>Older</a>' in first and ">Newer</a>" not in first
+    assert ">Older</a>" in first and ">Newer</a>" not in first
     second = client.get(older["next"]).content.decode()
     assert slugs(second) == ["story-03", "story-02", "story-01", "story-24", "story-00", "agent-training-stack"]
     assert links(second) == {"prev": NEWSROOM}  # the newer page is the first
@@ -89,9 +93,17 @@ def test_walking_older_then_newer_visits_every_story_once_in_order(client, newsr
         assert slugs(client.get(newer_url).content.decode()) == newer_slugs
 
 
-def test_stories_sharing_a_publication_time_are_split_across_pages_without_loss(client, newsroom_stories, monkeypatch, seed_doc):
+def test_stories_sharing_a_publication_time_are_split_across_pages_without_loss(
+    client, newsroom_stories, monkeypatch, seed_doc
+):
     for i in range(4):
-        make_story(seed_doc, id=f"97{i:02d}", slug=f"same-minute-{i}", published_at="2026-10-17T23:00:00Z", edition="2026-10-17T23")
+        make_story(
+            seed_doc,
+            id=f"97{i:02d}",
+            slug=f"same-minute-{i}",
+            published_at="2026-10-17T23:00:00Z",
+            edition="2026-10-17T23",
+        )
     monkeypatch.setattr("public.views.site.PAGE_SIZE", 2)
     seen, url = [], NEWSROOM
     while url:
@@ -120,7 +132,17 @@ def test_old_page_numbers_keep_the_beat(client, newsroom_stories, monkeypatch):
     assert slugs(client.get(location).content.decode()) == ["story-10", "story-05"]
 
 
-@pytest.mark.parametrize("cursor", ["x", "20261017T000000Z", "20261317T000000Z_9500", "20261017T000000Z_95/00", "2026-10-17T00:00:00Z_9500", "20261017T000000.5Z_1"])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "x",
+        "20261017T000000Z",
+        "20261317T000000Z_9500",
+        "20261017T000000Z_95/00",
+        "2026-10-17T00:00:00Z_9500",
+        "20261017T000000.5Z_1",
+    ],
+)
 def test_a_cursor_the_site_did_not_give_out_is_not_found(client, newsroom_stories, cursor):
     assert client.get(NEWSROOM, {"before": cursor}).status_code == 404
 
@@ -159,7 +181,10 @@ def test_a_beat_s_pages_keep_the_beat(client, newsroom_stories, monkeypatch):
 
 def test_newsroom_page_has_feed_alternates(client, newsroom_stories):
     html = client.get("/n/artificial-intelligence/").content.decode()
-    assert '<link rel="alternate" type="application/atom+xml" title="Artificial Intelligence (Atom)" href="/n/artificial-intelligence/feed.atom">' in html
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="Artificial Intelligence (Atom)" href="/n/artificial-intelligence/feed.atom">'
+        in html
+    )
     assert 'type="application/rss+xml"' in html and 'href="/n/artificial-intelligence/feed.json"' in html
 
 
@@ -215,9 +240,15 @@ def test_list_pages_answer_304_and_carry_cdn_headers(client, newsroom_stories):
 
 @pytest.mark.parametrize(
     "url,most",
-    [("/", 5), (NEWSROOM, 3), (NEWSROOM + "?beat=policy", 3), ("/editions/2026-10-16T00/", 2),
-     ("/.well-known/reuse.json", 1), ("/terms/reuse/", 1)],
-)  # fmt: skip
+    [
+        ("/", 5),
+        (NEWSROOM, 3),
+        (NEWSROOM + "?beat=policy", 3),
+        ("/editions/2026-10-16T00/", 2),
+        ("/.well-known/reuse.json", 1),
+        ("/terms/reuse/", 1),
+    ],
+)
 def test_page_query_counts(client, newsroom_stories, url, most, django_assert_max_num_queries):
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200

@@ -98,7 +98,9 @@ def counting_cache(request, settings):
             "default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}
         }
     else:
-        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}}
+        settings.CACHES = {
+            "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+        }
     cache = caches["default"]
     yield cache
     cache.delete_many(["c", "other"])
@@ -119,7 +121,9 @@ def test_count_and_read_counts_reads_the_other_counter_and_plain_gets_see_it(cou
 def test_count_and_read_on_redis_is_one_round_trip_and_sets_the_ttl_once(settings):
     from newsroom.infra.cache import count_and_read
 
-    settings.CACHES = {"default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}}
+    settings.CACHES = {
+        "default": {**CLOSED_PORT_REDIS, "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": uuid.uuid4().hex}
+    }
     cache = caches["default"]
     client = cache._cache.get_client(write=True)
     key = cache.make_and_validate_key("c")

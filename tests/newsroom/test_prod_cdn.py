@@ -41,7 +41,9 @@ def endpoint(settings):
 def test_purge_posts_the_absolute_urls_as_json(endpoint):
     assert cdn.purge(["/n/wire/", "/s/81/", "https://other.example/x", "/s/81/"]) is True
     [call] = endpoint.received
-    assert call["body"] == {"urls": ["https://news.example/n/wire/", "https://news.example/s/81/", "https://other.example/x"]}
+    assert call["body"] == {
+        "urls": ["https://news.example/n/wire/", "https://news.example/s/81/", "https://other.example/x"]
+    }
     assert call["headers"]["Content-Type"] == "application/json"
     assert "Authorization" not in call["headers"]
 

@@ -83,7 +83,6 @@ def test_probes_have_named_routes():
     assert reverse("readyz") == "/readyz"
 
 
-
 def test_readyz_accepts_the_dummy_cache_of_the_cold_benchmarks(client, settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     response = client.get("/readyz")

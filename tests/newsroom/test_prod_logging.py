@@ -100,9 +100,18 @@ def test_a_failing_api_request_logs_no_key(settings):
 
 def test_the_gunicorn_access_line_is_json_without_request_headers():
     atoms = {
-        "h": "10.0.0.1", "m": "GET", "U": "/api/v1/stories/", "q": "cursor=abc", "s": "200", "B": 512,
-        "D": 2500, "a": "partner-bot/1.0", "f": "-", "{authorization}i": f"Api-Key {API_KEY}",
-        "u": "someone", "{x-request-id}o": "trace-9",
+        "h": "10.0.0.1",
+        "m": "GET",
+        "U": "/api/v1/stories/",
+        "q": "cursor=abc",
+        "s": "200",
+        "B": 512,
+        "D": 2500,
+        "a": "partner-bot/1.0",
+        "f": "-",
+        "{authorization}i": f"Api-Key {API_KEY}",
+        "u": "someone",
+        "{x-request-id}o": "trace-9",
     }
     entry = access_entry(atoms)
     assert json.loads(json.dumps(entry)) == entry
@@ -132,8 +141,12 @@ def test_gunicorns_access_log_lines_are_json(capsys):
     cfg.set("accesslog", "-")
     logger = GunicornJsonLogger(cfg)
     environ = {
-        "REQUEST_METHOD": "GET", "RAW_URI": "/api/v1/stories/", "PATH_INFO": "/api/v1/stories/",
-        "QUERY_STRING": "", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "10.0.0.1",
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": "/api/v1/stories/",
+        "PATH_INFO": "/api/v1/stories/",
+        "QUERY_STRING": "",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "10.0.0.1",
         "HTTP_AUTHORIZATION": f"Api-Key {API_KEY}",
     }
     response = SimpleNamespace(status="200 OK", sent=42, headers=[("X-Request-ID", "trace-1")])

@@ -36,7 +36,11 @@ def test_replica_tests_pass_with_a_mirrored_replica():
         env["TEST_DATABASE_NAME"] = f"{os.environ.get('TEST_DATABASE_NAME') or 'test_newsroom'}_replica"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p", "no:cacheprovider", str(Path(__file__))],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -59,9 +63,10 @@ def selects(context) -> list[str]:
 @replica_db
 def test_a_public_page_reads_from_the_replica(client):
     Newsroom.objects.create(slug="wire", title="The Wire")
-    with CaptureQueriesContext(connections["default"]) as primary, CaptureQueriesContext(
-        connections["replica1"]
-    ) as replica:
+    with (
+        CaptureQueriesContext(connections["default"]) as primary,
+        CaptureQueriesContext(connections["replica1"]) as replica,
+    ):
         response = client.get("/n/wire/")
     assert response.status_code == 200
     assert b"The Wire" in response.content
@@ -74,9 +79,10 @@ def test_a_public_page_reads_from_the_replica(client):
 def test_a_pinned_browser_reads_its_writes_from_the_primary(client):
     Newsroom.objects.create(slug="wire", title="The Wire")
     client.cookies[PIN_COOKIE] = "1"
-    with CaptureQueriesContext(connections["default"]) as primary, CaptureQueriesContext(
-        connections["replica1"]
-    ) as replica:
+    with (
+        CaptureQueriesContext(connections["default"]) as primary,
+        CaptureQueriesContext(connections["replica1"]) as replica,
+    ):
         response = client.get("/n/wire/")
     assert response.status_code == 200
     assert selects(primary)
@@ -88,9 +94,7 @@ def test_a_pinned_browser_reads_its_writes_from_the_primary(client):
 def test_an_editor_who_saves_is_pinned_to_the_primary(client, django_user_model):
     editor = django_user_model.objects.create_superuser("ed", "ed@example.com", "pw-long-enough-123")
     client.force_login(editor)
-    response = client.post(
-        "/admin/newsroom/newsroom/add/", {"slug": "wire", "title": "The Wire", "auto_publish": ""}
-    )
+    response = client.post("/admin/newsroom/newsroom/add/", {"slug": "wire", "title": "The Wire", "auto_publish": ""})
     assert response.status_code == 302, response.content[:500]
     assert PIN_COOKIE in response.cookies
     with CaptureQueriesContext(connections["replica1"]) as replica:

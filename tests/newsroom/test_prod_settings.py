@@ -18,7 +18,13 @@ PROD_ENV = {
 }
 # Variables of the test run that must not leak into a fresh production process.
 SCRUBBED = {
-    "DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG", "CACHE_URL", "REDIS_URL", "DATABASE_REPLICA_URLS", "BEHIND_TLS_PROXY", "LOG_FORMAT",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "DEBUG",
+    "CACHE_URL",
+    "REDIS_URL",
+    "DATABASE_REPLICA_URLS",
+    "BEHIND_TLS_PROXY",
+    "LOG_FORMAT",
     "PAGE_LOCAL_TTL",
 }
 

@@ -89,32 +89,64 @@ ADMIN_VIEWS = {
     "webhook changelist": "/admin/syndication/webhookendpoint/",
 }
 
-LOGIN = {name: "login" for name in ADMIN_VIEWS}
+LOGIN = dict.fromkeys(ADMIN_VIEWS, "login")
 STAFF = {
-    "story changelist": "200", "story add": "200", "draft change": "200", "live change": "200",
-    "run checks (GET)": "405", "revisions": "200", "manifest changelist": "200", "manifest change": "200",
-}  # fmt: skip
+    "story changelist": "200",
+    "story add": "200",
+    "draft change": "200",
+    "live change": "200",
+    "run checks (GET)": "405",
+    "revisions": "200",
+    "manifest changelist": "200",
+    "manifest change": "200",
+}
 ADMIN_TABLE = {
     "anonymous": LOGIN,
     "read_key": LOGIN,
     "writer_key": LOGIN,
     "writer": {
-        **STAFF, "publish": "403", "schedule": "403", "unpublish": "403", "correct": "403", "story delete (live)": "403",
-        "manifest add": "403", "partner changelist": "403", "partner add": "403", "key changelist": "403", "key add": "403",
+        **STAFF,
+        "publish": "403",
+        "schedule": "403",
+        "unpublish": "403",
+        "correct": "403",
+        "story delete (live)": "403",
+        "manifest add": "403",
+        "partner changelist": "403",
+        "partner add": "403",
+        "key changelist": "403",
+        "key add": "403",
         "webhook changelist": "403",
-    },  # fmt: skip
+    },
     "editor": {
-        **STAFF, "publish": "200", "schedule": "200", "unpublish": "200", "correct": "200",
+        **STAFF,
+        "publish": "200",
+        "schedule": "200",
+        "unpublish": "200",
+        "correct": "200",
         # A published story is never deleted from the admin, by anyone: unpublish it first.
         "story delete (live)": "403",
-        "manifest add": "200", "partner changelist": "403", "partner add": "403", "key changelist": "403", "key add": "403",
+        "manifest add": "200",
+        "partner changelist": "403",
+        "partner add": "403",
+        "key changelist": "403",
+        "key add": "403",
         "webhook changelist": "403",
-    },  # fmt: skip
+    },
     "superuser": {
-        **STAFF, "publish": "200", "schedule": "200", "unpublish": "200", "correct": "200", "story delete (live)": "403",
-        "manifest add": "200", "partner changelist": "200", "partner add": "200", "key changelist": "200", "key add": "200",
+        **STAFF,
+        "publish": "200",
+        "schedule": "200",
+        "unpublish": "200",
+        "correct": "200",
+        "story delete (live)": "403",
+        "manifest add": "200",
+        "partner changelist": "200",
+        "partner add": "200",
+        "key changelist": "200",
+        "key add": "200",
         "webhook changelist": "200",
-    },  # fmt: skip
+    },
 }
 
 
@@ -140,7 +172,11 @@ def test_verbs_posted_without_the_right_change_nothing(subject, world):
     (A writer may run the checks: that is a writer's tool, so it is left out for the writer.)"""
     client = client_as(subject, world)
     before = {s.pk: (s.status, s.version) for s in Story.objects.all()}
-    got = {name: outcome(client.post(url, data)) for name, (url, data) in VERB_POSTS.items() if not (subject == "writer" and name == "run checks")}
+    got = {
+        name: outcome(client.post(url, data))
+        for name, (url, data) in VERB_POSTS.items()
+        if not (subject == "writer" and name == "run checks")
+    }
     expected = "403" if subject == "writer" else "login"
     assert set(got.values()) == {expected}, got
     assert {s.pk: (s.status, s.version) for s in Story.objects.all()} == before
@@ -160,19 +196,25 @@ def acting_user(subject, world):
 ACTIONS = {
     "save_story (draft)": lambda u: actions.save_story(story=Story.objects.get(pk=DRAFT), user=u),
     "publish_story": lambda u: actions.publish_story(story=Story.objects.get(pk=DRAFT), user=u),
-    "override the checks": lambda u: actions.publish_story(story=Story.objects.get(pk=DRAFT), user=u, override_reason="urgent"),
-    "schedule_story": lambda u: actions.schedule_story(story=Story.objects.get(pk=DRAFT), user=u, when=timezone.now() + dt.timedelta(days=1)),
-    "record_correction": lambda u: actions.record_correction(story=Story.objects.get(pk=LIVE), user=u, text="Fixed.", kind="correction"),
+    "override the checks": lambda u: actions.publish_story(
+        story=Story.objects.get(pk=DRAFT), user=u, override_reason="urgent"
+    ),
+    "schedule_story": lambda u: actions.schedule_story(
+        story=Story.objects.get(pk=DRAFT), user=u, when=timezone.now() + dt.timedelta(days=1)
+    ),
+    "record_correction": lambda u: actions.record_correction(
+        story=Story.objects.get(pk=LIVE), user=u, text="Fixed.", kind="correction"
+    ),
     "unpublish_story": lambda u: actions.unpublish_story(story=Story.objects.get(pk=LIVE), user=u, reason="test"),
 }
-DENIED = {name: "denied" for name in ACTIONS}
+DENIED = dict.fromkeys(ACTIONS, "denied")
 ACTION_TABLE = {
     "anonymous": DENIED,
     "read_key": DENIED,
     "writer_key": DENIED,
     "writer": {**DENIED, "save_story (draft)": "ok"},
-    "editor": {name: "ok" for name in ACTIONS},
-    "superuser": {name: "ok" for name in ACTIONS},
+    "editor": dict.fromkeys(ACTIONS, "ok"),
+    "superuser": dict.fromkeys(ACTIONS, "ok"),
 }
 
 
@@ -184,7 +226,9 @@ def passing_checks(monkeypatch):
     from stories.models import CheckResult
 
     def check_and_record(story):
-        return CheckResult.objects.create(story=story, version=story.version, passed=True, score=1.0, rubric={"passed": True})
+        return CheckResult.objects.create(
+            story=story, version=story.version, passed=True, score=1.0, rubric={"passed": True}
+        )
 
     monkeypatch.setattr(checks, "check_and_record", check_and_record)
 
@@ -229,10 +273,24 @@ def api_requests(story_doc, seed_manifests_doc):
 
 
 READS = {
-    "GET stories": 200, "GET story": 200, "GET draft story": 404, "GET ninjs": 200, "GET newsrooms": 200,
-    "GET editions": 200, "GET manifest": 200, "GET corrections": 200, "GET schema": 200,
-}  # fmt: skip
-NO_LOGIN = {**{name: 401 for name in READS}, "GET schema": 200, "POST checks": 401, "POST submissions": 401, "POST manifests": 401, "POST stories": 401}
+    "GET stories": 200,
+    "GET story": 200,
+    "GET draft story": 404,
+    "GET ninjs": 200,
+    "GET newsrooms": 200,
+    "GET editions": 200,
+    "GET manifest": 200,
+    "GET corrections": 200,
+    "GET schema": 200,
+}
+NO_LOGIN = {
+    **dict.fromkeys(READS, 401),
+    "GET schema": 200,
+    "POST checks": 401,
+    "POST submissions": 401,
+    "POST manifests": 401,
+    "POST stories": 401,
+}
 # A staff session reads, and may run the checks; submitting is for writer keys (agents).
 STAFF_API = {**READS, "POST checks": 200, "POST submissions": 403, "POST manifests": 403, "POST stories": 405}
 API_TABLE = {
@@ -254,7 +312,9 @@ def test_api(subject, world, story_doc, seed_manifests_doc, django_assert_max_nu
         # Reads stay within a small, fixed number of queries whoever asks.
         limit = 25 if method == "get" else 400
         with django_assert_max_num_queries(limit):
-            response = getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+            response = (
+                getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+            )
         got[name] = response.status_code
         if response.status_code >= 400:
             assert response.json()["error"]["code"], (name, response.content[:200])

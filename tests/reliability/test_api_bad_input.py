@@ -25,7 +25,10 @@ from tests.syndication.conftest import client_for, partner, writer_key  # noqa: 
 pytestmark = pytest.mark.django_db
 
 HYPOTHESIS = settings(
-    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 # The root segment of a JSON path: "$" or a field name, e.g. "sections[0].paragraphs[1]".
 PATH_RE = re.compile(r"^(\$|[A-Za-z_][A-Za-z0-9_]*)([.\[].*)?$")
@@ -172,14 +175,23 @@ def desk_specials(base: dict):
 
     def numeric_ids(d):
         d["id"] = 81
-        d["sections"][0]["paragraphs"][0]["cites"][0]["manifest_id"] = int(d["sections"][0]["paragraphs"][0]["cites"][0]["manifest_id"])
+        d["sections"][0]["paragraphs"][0]["cites"][0]["manifest_id"] = int(
+            d["sections"][0]["paragraphs"][0]["cites"][0]["manifest_id"]
+        )
         return d
 
     def unknown_manifest_only(d):
         d["manifests"] = []
         return d
 
-    specials = [missing_claim, duplicate_claim_in_cite, claim_under_two_manifests, duplicate_manifest_entries, numeric_ids, unknown_manifest_only]
+    specials = [
+        missing_claim,
+        duplicate_claim_in_cite,
+        claim_under_two_manifests,
+        duplicate_manifest_entries,
+        numeric_ids,
+        unknown_manifest_only,
+    ]
     return st.sampled_from(specials).map(lambda f: f(copy.deepcopy(base)))
 
 
@@ -236,13 +248,17 @@ RAW_BODIES = st.one_of(
     st.builds(RawBody, st.text(max_size=200), st.just("application/json")),
     st.builds(
         RawBody,
-        st.sampled_from(["[" * 100_000 + "]" * 100_000, '{"a":' * 5000 + "1" + "}" * 5000, "9" * 5000, "NaN", "{", "", "\ufeff{}"]),
+        st.sampled_from(
+            ["[" * 100_000 + "]" * 100_000, '{"a":' * 5000 + "1" + "}" * 5000, "9" * 5000, "NaN", "{", "", "\ufeff{}"]
+        ),
         st.just("application/json"),
     ),
     st.builds(
         RawBody,
         st.sampled_from(["{}", "schema=hangingcontext.desk/1", "<story/>"]),
-        st.sampled_from(["text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data; boundary=x"]),
+        st.sampled_from(
+            ["text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data; boundary=x"]
+        ),
     ),
 )
 
@@ -275,7 +291,9 @@ def test_damaged_desk_documents_get_a_4xx_naming_the_path(writer, seed, url, ok,
 def test_each_special_damage_is_refused_with_its_path(writer, seed, url):
     """Not left to chance: each hand-made damage is a 400 naming a path inside the document."""
     cases = {
-        "numeric manifest id": lambda d: d["sections"][0]["paragraphs"][0]["cites"][0].update(manifest_id=1792067182956183080),
+        "numeric manifest id": lambda d: d["sections"][0]["paragraphs"][0]["cites"][0].update(
+            manifest_id=1792067182956183080
+        ),
         "numeric story id": lambda d: d.update(id=81),
         "claim twice in a cite": lambda d: d["sections"][0]["paragraphs"][0]["cites"][0]["claim_ids"].append(
             d["sections"][0]["paragraphs"][0]["cites"][0]["claim_ids"][0]

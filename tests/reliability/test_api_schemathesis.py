@@ -50,7 +50,9 @@ def _checks():
     return [c for c in CHECKS.get_all() if getattr(c, "__name__", "") not in EXCLUDED]
 
 
-def test_fuzz_every_operation_no_server_error_and_conforms_to_the_schema(demo, writer_key, fuzz_settings, keep_the_test_connection):  # noqa: F811
+def test_fuzz_every_operation_no_server_error_and_conforms_to_the_schema(
+    demo, writer_key, fuzz_settings, keep_the_test_connection
+):
     from schemathesis.generation import GenerationMode
 
     schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())

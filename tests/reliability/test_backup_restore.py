@@ -35,28 +35,49 @@ def build_newsroom():
     known only from its own ``manifests`` list (a stub-only manifest) and a stub claim of a
     full manifest, and a manifest no story cites."""
     quiet("loaddemo")
-    corrected = desk.import_story(desk.validate(story(id="82", slug="corrected", headline="Corrected — “quotes” 👩🏽‍🚀"))).story
+    corrected = desk.import_story(
+        desk.validate(story(id="82", slug="corrected", headline="Corrected — “quotes” 👩🏽‍🚀"))
+    ).story
     record_correction(story=corrected, text="A figure was wrong.", kind="correction")
     record_correction(story=Story.objects.get(pk="82"), text="Added context.", kind="clarification")
     desk.import_story(desk.validate(story(id="83", slug="a-draft", published_at=None, corrections=[])))
-    stub_doc = story(id="84", slug="stubs", edition="2026-10-17T09", published_at="2026-10-17T09:15:00Z", corrections=[])
-    stub_doc["key_facts"][0]["cites"] = [{"manifest_id": STUB_ONLY, "claim_ids": ["9000000000000000002", "9000000000000000003"]}]
-    stub_doc["sections"][0]["paragraphs"][0]["cites"].append({"manifest_id": "1792067182956183080", "claim_ids": ["9000000000000000004"]})
+    stub_doc = story(
+        id="84", slug="stubs", edition="2026-10-17T09", published_at="2026-10-17T09:15:00Z", corrections=[]
+    )
+    stub_doc["key_facts"][0]["cites"] = [
+        {"manifest_id": STUB_ONLY, "claim_ids": ["9000000000000000002", "9000000000000000003"]}
+    ]
+    stub_doc["sections"][0]["paragraphs"][0]["cites"].append(
+        {"manifest_id": "1792067182956183080", "claim_ids": ["9000000000000000004"]}
+    )
     stub_doc["manifests"] = stub_doc["manifests"] + [
-        {"manifest_id": STUB_ONLY, "title": "Known by its story only", "source_name": "elsewhere",
-         "source_url": "https://example.org/only", "published_date": "2026-10-10"},
-    ]  # fmt: skip
+        {
+            "manifest_id": STUB_ONLY,
+            "title": "Known by its story only",
+            "source_name": "elsewhere",
+            "source_url": "https://example.org/only",
+            "published_date": "2026-10-10",
+        },
+    ]
     desk.import_story(desk.validate(stub_doc))
     formats.import_manifests_document(
         {
             "schema": formats.SCHEMA,
             "manifests": [
-                {"manifest_id": "123", "title": "Uncited", "source_name": "lonely", "source_url": "https://example.org/u",
-                 "published_date": "2026-09-01", "claims": [{"claim_id": "b", "text": "second", "self_reported": True},
-                                                            {"claim_id": "a", "text": "first", "self_reported": False}]},
+                {
+                    "manifest_id": "123",
+                    "title": "Uncited",
+                    "source_name": "lonely",
+                    "source_url": "https://example.org/u",
+                    "published_date": "2026-09-01",
+                    "claims": [
+                        {"claim_id": "b", "text": "second", "self_reported": True},
+                        {"claim_id": "a", "text": "first", "self_reported": False},
+                    ],
+                },
             ],
         }
-    )  # fmt: skip
+    )
 
 
 def snapshot() -> dict:

@@ -40,9 +40,25 @@ pytestmark = pytest.mark.django_db
 
 SEED = json.loads(SEED_JSON.read_text(encoding="utf-8"))
 MODELS = (
-    Story, Section, Paragraph, KeyFact, Cite, CiteClaim, Image, RelatedLink, Correction, Revision, AuditEntry,
-    StoryFingerprint, Manifest, Claim, Publisher, Newsroom, Beat, Edition,
-)  # fmt: skip
+    Story,
+    Section,
+    Paragraph,
+    KeyFact,
+    Cite,
+    CiteClaim,
+    Image,
+    RelatedLink,
+    Correction,
+    Revision,
+    AuditEntry,
+    StoryFingerprint,
+    Manifest,
+    Claim,
+    Publisher,
+    Newsroom,
+    Beat,
+    Edition,
+)
 HYPOTHESIS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -160,7 +176,22 @@ def assert_refused_or_accepted(tmp_path, data: bytes, suffix: str = ".json") -> 
 
 # Unicode edge cases: lone surrogates (json.dumps escapes them as \udXXX), NUL, right-to-left
 # overrides, zero-width and line separators, emoji with modifiers, combining marks.
-tricky = st.sampled_from(["\ud800", "\udfff", "\x00", "\u202e", "\u200f", "\u200b", "\u2028", "\ufeff", "👩🏽‍🚀", "e\u0301", "\uffff", "\x7f"])
+tricky = st.sampled_from(
+    [
+        "\ud800",
+        "\udfff",
+        "\x00",
+        "\u202e",
+        "\u200f",
+        "\u200b",
+        "\u2028",
+        "\ufeff",
+        "👩🏽‍🚀",
+        "e\u0301",
+        "\uffff",
+        "\x7f",
+    ]
+)
 adversarial_text = st.lists(st.one_of(tricky, st.text(max_size=8)), max_size=6).map("".join)
 big_number = st.integers(min_value=10**18, max_value=10**19 - 1)  # 19-digit ids as numbers
 json_value = st.recursive(
@@ -231,7 +262,9 @@ def test_a_mutated_seed_is_refused_with_its_path_or_accepted(db, tmp_path, doc, 
     event(assert_refused_or_accepted(tmp_path, encode(doc, ascii_only=ascii_only)))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(doc=mutated_seed())
 def test_a_mutated_seed_against_stored_manifests_and_a_stored_story(manifests_loaded, tmp_path, doc):
     """The same contract when the cited claims exist with text and the story exists: the
@@ -248,7 +281,9 @@ def test_any_json_value_as_a_whole_document(db, tmp_path, value):
     assert assert_refused_or_accepted(tmp_path, encode(value, ascii_only=True)) == "rejected"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(docs=st.lists(st.one_of(mutated_seed(), st.just(SEED)), min_size=2, max_size=4))
 def test_a_jsonl_file_is_imported_whole_or_not_at_all(db, tmp_path, docs):
     data = b"\n".join(encode(d, ascii_only=True) for d in docs) + b"\n"
@@ -290,7 +325,10 @@ CASES = {
     "schema as a number": (raw(seed_with(schema=1)), "schema"),
     "sections as an object": (raw(seed_with(sections={})), "sections"),
     "paragraph as a string": (raw(seed_with(sections__0__paragraphs__0="text")), "sections[0].paragraphs[0]"),
-    "width as a string": (raw(seed_with(images=[{"url": "https://e.org/i.png", "alt": "a", "width": "640"}])), "images[0].width"),
+    "width as a string": (
+        raw(seed_with(images=[{"url": "https://e.org/i.png", "alt": "a", "width": "640"}])),
+        "images[0].width",
+    ),
     "self_reported as a string": (raw(seed_with(key_facts__0__self_reported="yes")), "key_facts[0].self_reported"),
     # 19-digit ids as numbers
     "story id as a number": (raw(seed_with(id=1792067182956183080)), "id"),
@@ -302,20 +340,41 @@ CASES = {
         raw(seed_with(sections__0__paragraphs__0__cites__0__claim_ids__0=1792067413462310158)),
         "sections[0].paragraphs[0].cites[0].claim_ids[0]",
     ),
-    "claim id as a float": (raw(seed_with(key_facts__0__cites__0__claim_ids__0=1.792067413462310158e18)), "key_facts[0].cites[0].claim_ids[0]"),
-    "cited manifest id as a number": (raw(seed_with(cited_manifest_ids__0=1792067182956183080)), "cited_manifest_ids[0]"),
-    "listed manifest id as a number": (raw(seed_with(manifests__0__manifest_id=1792067182956183080)), "manifests[0].manifest_id"),
+    "claim id as a float": (
+        raw(seed_with(key_facts__0__cites__0__claim_ids__0=1.792067413462310158e18)),
+        "key_facts[0].cites[0].claim_ids[0]",
+    ),
+    "cited manifest id as a number": (
+        raw(seed_with(cited_manifest_ids__0=1792067182956183080)),
+        "cited_manifest_ids[0]",
+    ),
+    "listed manifest id as a number": (
+        raw(seed_with(manifests__0__manifest_id=1792067182956183080)),
+        "manifests[0].manifest_id",
+    ),
     # huge strings
     "a 10 MB headline": (raw(seed_with(headline="h" * 10_000_000)), "headline"),
-    "a paragraph over the limit": (raw(seed_with(sections__0__paragraphs__0__markdown="p " * 50_001)), "sections[0].paragraphs[0].markdown"),
+    "a paragraph over the limit": (
+        raw(seed_with(sections__0__paragraphs__0__markdown="p " * 50_001)),
+        "sections[0].paragraphs[0].markdown",
+    ),
     "a paragraph just under the limit": (raw(seed_with(sections__0__paragraphs__0__markdown="word " * 19_999)), "ok"),
     # unicode edge cases
     "lone surrogate in the headline": (encode(seed_with(headline="\ud800 lone"), ascii_only=True), "headline"),
-    "lone surrogate in a claim id": (encode(seed_with(key_facts__0__cites__0__claim_ids__0="\udfff"), ascii_only=True), "key_facts[0].cites[0].claim_ids[0]"),
+    "lone surrogate in a claim id": (
+        encode(seed_with(key_facts__0__cites__0__claim_ids__0="\udfff"), ascii_only=True),
+        "key_facts[0].cites[0].claim_ids[0]",
+    ),
     "lone surrogate in a derived field": (encode(seed_with(disclosure="\ud83d"), ascii_only=True), "ok"),
-    "NUL in a paragraph": (raw(seed_with(sections__0__paragraphs__0__markdown="a\x00b")), "sections[0].paragraphs[0].markdown"),
+    "NUL in a paragraph": (
+        raw(seed_with(sections__0__paragraphs__0__markdown="a\x00b")),
+        "sections[0].paragraphs[0].markdown",
+    ),
     "NUL in an unresolved question": (raw(seed_with(unresolved=["a\x00"])), "unresolved[0]"),
-    "a lone surrogate as a decision card key": (encode(seed_with(decision_card={"\ud800": ["x"]}), ascii_only=True), "decision_card"),
+    "a lone surrogate as a decision card key": (
+        encode(seed_with(decision_card={"\ud800": ["x"]}), ascii_only=True),
+        "decision_card",
+    ),
     "NUL in a decision card key": (raw(seed_with(decision_card={"a\x00": ["x"]})), "decision_card"),
     "a 200,000-character decision card key": (raw(seed_with(decision_card={"k" * 200_000: ["x"]})), "decision_card"),
     "an empty decision card key": (raw(seed_with(decision_card={"": ["x"]})), "decision_card"),
@@ -330,17 +389,35 @@ CASES = {
         "key_facts[0].cites[0].claim_ids[1]",
     ),
     "one claim under two manifests": (
-        raw(seed_with(key_facts__0__cites=[{"manifest_id": SEED["manifests"][0]["manifest_id"], "claim_ids": ["1"]},
-                                           {"manifest_id": SEED["manifests"][1]["manifest_id"], "claim_ids": ["1"]}])),
+        raw(
+            seed_with(
+                key_facts__0__cites=[
+                    {"manifest_id": SEED["manifests"][0]["manifest_id"], "claim_ids": ["1"]},
+                    {"manifest_id": SEED["manifests"][1]["manifest_id"], "claim_ids": ["1"]},
+                ]
+            )
+        ),
         "key_facts[0].cites[1].claim_ids[0]",
-    ),  # fmt: skip
-    "a cite to a manifest nobody lists": (raw(seed_with(key_facts__0__cites__0__manifest_id="404")), "key_facts[0].cites[0].manifest_id"),
-    "a cite to a claim the manifest lacks (a stub)": (raw(seed_with(key_facts__0__cites__0__claim_ids=["999999"])), "ok"),
+    ),
+    "a cite to a manifest nobody lists": (
+        raw(seed_with(key_facts__0__cites__0__manifest_id="404")),
+        "key_facts[0].cites[0].manifest_id",
+    ),
+    "a cite to a claim the manifest lacks (a stub)": (
+        raw(seed_with(key_facts__0__cites__0__claim_ids=["999999"])),
+        "ok",
+    ),
     "corrections out of order": (
-        raw(seed_with(corrections=[{"corrected_at": "2026-10-17T00:00:00Z", "kind": "update", "text": "b"},
-                                   {"corrected_at": "2026-10-16T00:00:00Z", "kind": "update", "text": "a"}])),
+        raw(
+            seed_with(
+                corrections=[
+                    {"corrected_at": "2026-10-17T00:00:00Z", "kind": "update", "text": "b"},
+                    {"corrected_at": "2026-10-16T00:00:00Z", "kind": "update", "text": "a"},
+                ]
+            )
+        ),
         "corrections[1].corrected_at",
-    ),  # fmt: skip
+    ),
     "a correction at 25 o'clock": (
         raw(seed_with(corrections=[{"corrected_at": "2026-10-17T25:00:00Z", "kind": "update", "text": "b"}])),
         "corrections[0].corrected_at",
@@ -391,9 +468,9 @@ def test_two_stories_claiming_one_slug_refuse_the_whole_file(tmp_path):
     other = seed_with(id="82")
     outcome, detail = import_file(tmp_path, raw(SEED) + b"\n" + raw(other) + b"\n", ".jsonl")
     assert outcome == "rejected"
-    assert detail.startswith("line 2: slug: slug 'agent-training-stack-decides-what-ai-models-learn' is already used") or detail.startswith(
-        "line 2: slug:"
-    )
+    assert detail.startswith(
+        "line 2: slug: slug 'agent-training-stack-decides-what-ai-models-learn' is already used"
+    ) or detail.startswith("line 2: slug:")
     assert Story.objects.count() == 0
 
 

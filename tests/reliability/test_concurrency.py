@@ -75,11 +75,17 @@ def test_twenty_corrections_of_one_story_at_once_none_lost_versions_strictly_inc
         ids = list(pool.map(correct, range(20)))
 
     assert len(set(ids)) == 20
-    assert sorted(Correction.objects.filter(story=story).values_list("text", flat=True)) == sorted(f"Correction {i}" for i in range(20))
+    assert sorted(Correction.objects.filter(story=story).values_list("text", flat=True)) == sorted(
+        f"Correction {i}" for i in range(20)
+    )
     assert Story.objects.get(pk=story.pk).version == start + 20
-    versions = list(AuditEntry.objects.filter(story=story, action="correct").order_by("id").values_list("version", flat=True))
+    versions = list(
+        AuditEntry.objects.filter(story=story, action="correct").order_by("id").values_list("version", flat=True)
+    )
     assert versions == list(range(start + 1, start + 21))  # in commit order, each one higher
-    assert set(Revision.objects.filter(story=story).values_list("version", flat=True)) >= set(range(start + 1, start + 21))
+    assert set(Revision.objects.filter(story=story).values_list("version", flat=True)) >= set(
+        range(start + 1, start + 21)
+    )
     # the last revision holds all twenty, oldest first
     last = Revision.objects.get(story=story, version=start + 20).data
     assert len(last["corrections"]) == 20

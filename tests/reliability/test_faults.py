@@ -32,10 +32,22 @@ def redis_down(settings):
 
 @pytest.mark.parametrize(
     "url",
-    [STORY, STORY + "index.json", STORY + "index.md", "/n/artificial-intelligence/", "/editions/2026-10-16T00/",
-     "/corrections/", f"/manifests/1792067182956183080/", "/feed.atom", "/feed.rss", "/feed.json",
-     "/n/artificial-intelligence/feed.atom", "/sitemap.xml", "/sitemap-news.xml"],
-)  # fmt: skip
+    [
+        STORY,
+        STORY + "index.json",
+        STORY + "index.md",
+        "/n/artificial-intelligence/",
+        "/editions/2026-10-16T00/",
+        "/corrections/",
+        "/manifests/1792067182956183080/",
+        "/feed.atom",
+        "/feed.rss",
+        "/feed.json",
+        "/n/artificial-intelligence/feed.atom",
+        "/sitemap.xml",
+        "/sitemap-news.xml",
+    ],
+)
 def test_pages_and_feeds_are_served_from_the_database_with_redis_down(demo, redis_down, client, url):
     first, second = client.get(url), client.get(url)  # the second would be a cache hit, were Redis up
     assert first.status_code == second.status_code == 200, url
@@ -59,7 +71,10 @@ def failing_view(exc):
 
 
 urlpatterns = [
-    path("down/", failing_view(OperationalError("connection to server at 127.0.0.1, port 5432 failed: Connection refused"))),
+    path(
+        "down/",
+        failing_view(OperationalError("connection to server at 127.0.0.1, port 5432 failed: Connection refused")),
+    ),
     path("closed/", failing_view(InterfaceError("connection already closed"))),
     path("api/v1/down/", failing_view(OperationalError("terminating connection due to administrator command"))),
     path("bug/", failing_view(ValueError("a real bug"))),
@@ -100,7 +115,10 @@ def test_a_story_page_whose_queries_fail_answers_503(demo, client):
     """The whole stack: the page's first query meets a dead connection (as after a
     PostgreSQL restart) and the reader gets a 503, not a 500."""
     dead = OperationalError("server closed the connection unexpectedly")
-    with mock.patch.object(connection, "cursor", side_effect=dead), mock.patch.object(connection, "chunked_cursor", side_effect=dead):
+    with (
+        mock.patch.object(connection, "cursor", side_effect=dead),
+        mock.patch.object(connection, "chunked_cursor", side_effect=dead),
+    ):
         response = client.get(STORY)
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
@@ -110,13 +128,33 @@ def test_a_story_page_whose_queries_fail_answers_503(demo, client):
 # --------------------------------------------------------------------------- hostile URLs
 
 HOSTILE_URLS = [
-    "/search/?q=%00", "/search/?q=a%00b", "/search/?%00=x", "/editions/%00/", "/manifests/%00/", "/n/x%00/",
-    "/search/?q=" + "x" * 5000, "/search/?q=%ED%A0%80", "/search/?q=%27%22%3B--%5C%25", "/search/?q=%26%7C%21%3A*",
-    "/search/?page=abc", "/search/?q=a&page=99999999999999999999999", "/?page=0", "/?page=-1", "/?page=1e9",
-    "/n/artificial-intelligence/?page=999999999999999999999", "/editions/9999-99-99T99/", "/editions/2026-10-16T00/?page=x",
-    "/stories/2026-13-45/agent-training-stack/", "/stories/0000-00-00/x/", "/stories/99999-01-01/x/",
-    "/manifests/" + "9" * 5000 + "/", "/corrections/?page=%00", "/n/x/feed.atom", "/sitemap.xml?p=abc", "/sitemap.xml?p=999",
-]  # fmt: skip
+    "/search/?q=%00",
+    "/search/?q=a%00b",
+    "/search/?%00=x",
+    "/editions/%00/",
+    "/manifests/%00/",
+    "/n/x%00/",
+    "/search/?q=" + "x" * 5000,
+    "/search/?q=%ED%A0%80",
+    "/search/?q=%27%22%3B--%5C%25",
+    "/search/?q=%26%7C%21%3A*",
+    "/search/?page=abc",
+    "/search/?q=a&page=99999999999999999999999",
+    "/?page=0",
+    "/?page=-1",
+    "/?page=1e9",
+    "/n/artificial-intelligence/?page=999999999999999999999",
+    "/editions/9999-99-99T99/",
+    "/editions/2026-10-16T00/?page=x",
+    "/stories/2026-13-45/agent-training-stack/",
+    "/stories/0000-00-00/x/",
+    "/stories/99999-01-01/x/",
+    "/manifests/" + "9" * 5000 + "/",
+    "/corrections/?page=%00",
+    "/n/x/feed.atom",
+    "/sitemap.xml?p=abc",
+    "/sitemap.xml?p=999",
+]
 
 
 @pytest.mark.parametrize("url", HOSTILE_URLS)

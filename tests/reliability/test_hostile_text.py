@@ -41,7 +41,7 @@ PAYLOADS = [
     "[k](<javascript:alert(15)>)",
     "<<script>script>alert(16)<</script>/script>",
     "[r]: javascript:alert(17)\n\n[ref][r]",
-    '<math><mtext><table><mglyph><style><img src=x onerror=alert(18)>',
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(18)>",
     "\u202e<b>rtl</b>",
 ]
 HOSTILE = " ".join(PAYLOADS)
@@ -80,7 +80,9 @@ def hostile(story_doc, seed_manifests_doc):
         section["heading"] = "Heading " + SHORT
         for para in section["paragraphs"]:
             para["markdown"] = "Para " + HOSTILE
-    doc["images"] = [{"url": EVIL_URL, "alt": "Alt " + SHORT, "caption": "Caption " + HOSTILE, "credit": "Credit " + SHORT}]
+    doc["images"] = [
+        {"url": EVIL_URL, "alt": "Alt " + SHORT, "caption": "Caption " + HOSTILE, "credit": "Credit " + SHORT}
+    ]
     doc["unresolved"] = ["Unresolved " + HOSTILE]
     doc["decision_card"] = {k: [k + " " + HOSTILE] for k in ("useful_for", "not_for", "compare_against")}
     doc["related"] = [{"url": EVIL_URL, "headline": "Related " + SHORT, "slug": "hostile"}]
@@ -202,7 +204,12 @@ def test_the_story_page_shows_the_payloads_as_text(client, hostile):
     assert "Headline &quot;&gt;&lt;script&gt;" in body
     assert "{{x}}" in body  # template syntax in text stays text: never evaluated
     assert "Correction &lt;script&gt;" in body
-    for shown in ("Claim &lt;script&gt;", "Title &quot;&gt;&lt;script&gt;", "Source &quot;&gt;", "Alt &quot;&gt;&lt;script&gt;"):
+    for shown in (
+        "Claim &lt;script&gt;",
+        "Title &quot;&gt;&lt;script&gt;",
+        "Source &quot;&gt;",
+        "Alt &quot;&gt;&lt;script&gt;",
+    ):
         assert shown in body, shown
 
 
@@ -268,7 +275,8 @@ def superuser_client(client, django_user_model):
 
 
 @pytest.mark.parametrize(
-    "path", ["/admin/stories/story/", "/admin/stories/story/666/change/", f"/admin/manifests/manifest/{MANIFEST}/change/"]
+    "path",
+    ["/admin/stories/story/", "/admin/stories/story/666/change/", f"/admin/manifests/manifest/{MANIFEST}/change/"],
 )
 def test_admin_pages_escape_the_corpus(superuser_client, hostile, path):
     response = superuser_client.get(path)

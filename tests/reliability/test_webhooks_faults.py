@@ -30,7 +30,7 @@ from syndication.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from tests.syndication.conftest import Receiver, make_story, partner, receiver  # noqa: F401 (fixtures)
 
 ALL_EVENTS = ["story.published", "story.corrected", "story.unpublished"]
-T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
 needs_postgres = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="needs PostgreSQL: concurrent transactions and SKIP LOCKED"
 )
@@ -85,7 +85,14 @@ def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, par
     stories = [make_story(slug=f"down-{i}") for i in range(3)]
     minute = 0
     # Events keep happening while the receiver is down: three per story, spread over the hour.
-    events_at = {5: ("correct", 0), 7: ("correct", 1), 12: ("correct", 2), 25: ("correct", 0), 40: ("unpublish", 1), 55: ("correct", 2)}
+    events_at = {
+        5: ("correct", 0),
+        7: ("correct", 1),
+        12: ("correct", 2),
+        25: ("correct", 0),
+        40: ("unpublish", 1),
+        55: ("correct", 2),
+    }
     while minute < 60:
         if minute in events_at:
             verb, i = events_at[minute]
@@ -98,7 +105,9 @@ def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, par
         minute += 1
     queued = list(WebhookDelivery.objects.order_by("id"))
     assert len(queued) == len(events_at)
-    assert not WebhookDelivery.objects.exclude(status="pending").exists(), "nothing can be delivered while the receiver is down"
+    assert not WebhookDelivery.objects.exclude(status="pending").exists(), (
+        "nothing can be delivered while the receiver is down"
+    )
     assert receiver.requests, "the worker kept trying during the outage"
     down_attempts = WebhookAttempt.objects.count()
     assert set(WebhookAttempt.objects.values_list("status_code", flat=True)) == {503}
@@ -129,7 +138,9 @@ def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, par
     for r in successes:
         body = json.loads(r["body"])
         per_story[body["story"]["id"]].append(body["story"]["version"])
-    assert per_story and all(versions == sorted(versions) and len(set(versions)) == len(versions) for versions in per_story.values())
+    assert per_story and all(
+        versions == sorted(versions) and len(set(versions)) == len(versions) for versions in per_story.values()
+    )
     expected = defaultdict(list)
     for d in delivered:
         expected[d.story_id].append(json.loads(d.payload)["story"]["version"])
@@ -183,14 +194,17 @@ def _in_threads(fn, items, workers=20):
 def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monkeypatch, partner, make_story):
     _passing_checks(monkeypatch)
     endpoints = [
-        WebhookEndpoint.objects.create(partner=partner, url=f"http://127.0.0.1:9/{n}", events=ALL_EVENTS) for n in ("a", "b")
+        WebhookEndpoint.objects.create(partner=partner, url=f"http://127.0.0.1:9/{n}", events=ALL_EVENTS)
+        for n in ("a", "b")
     ]
     stories = [make_story(slug=f"parallel-{i}", status=Story.Status.DRAFT) for i in range(20)]
 
     def publish_and_correct(story_id):
         story = actions.publish_story(story=Story.objects.get(pk=story_id))
         for n in range(2):
-            actions.record_correction(story=Story.objects.get(pk=story_id), text=f"Correction {n} of {story.pk}.", kind="correction")
+            actions.record_correction(
+                story=Story.objects.get(pk=story_id), text=f"Correction {n} of {story.pk}.", kind="correction"
+            )
         return story_id
 
     done = _in_threads(publish_and_correct, [s.pk for s in stories])

@@ -26,7 +26,9 @@ def received():
 
         return receiver
 
-    receivers = {name: make(name) for name in ("story_published", "story_unpublished", "story_corrected", "story_updated")}
+    receivers = {
+        name: make(name) for name in ("story_published", "story_unpublished", "story_corrected", "story_updated")
+    }
     for name, receiver in receivers.items():
         getattr(signals, name).connect(receiver)
     yield log
@@ -218,8 +220,14 @@ def test_publish_scheduled_sends_a_failing_story_back_to_draft(uncited_draft, ed
 
 def test_record_correction_appends_bumps_and_signals(demo, editor, received):
     version = demo.version
-    correction = actions.record_correction(story=demo, user=editor, kind="correction", text=" The task count was 52, not 50. ")
-    assert (correction.text, correction.created_by, correction.kind) == ("The task count was 52, not 50.", editor, "correction")
+    correction = actions.record_correction(
+        story=demo, user=editor, kind="correction", text=" The task count was 52, not 50. "
+    )
+    assert (correction.text, correction.created_by, correction.kind) == (
+        "The task count was 52, not 50.",
+        editor,
+        "correction",
+    )
     story = Story.objects.get(pk=demo.pk)
     assert story.version == version + 1
     revision = Revision.objects.get(story=demo, version=story.version)

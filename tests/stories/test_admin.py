@@ -37,17 +37,19 @@ def as_writer(writer):
 # --------------------------------------------------------------------------- the story page
 
 
-def test_change_page_shows_the_rubric_and_each_finding_next_to_its_paragraph(uncited_draft, as_editor, checks, django_assert_max_num_queries):
+def test_change_page_shows_the_rubric_and_each_finding_next_to_its_paragraph(
+    uncited_draft, as_editor, checks, django_assert_max_num_queries
+):
     response = as_editor.post(f"/admin/stories/story/{uncited_draft.pk}/run-checks/")
     assert response.status_code == 302 and response["Location"].endswith("#desk")
     with django_assert_max_num_queries(35):
         response = as_editor.get(change_url(uncited_draft))
     html = response.content.decode()
-    assert "Checks: <span class=\"desk-fail\">failed</span>" in html
-    block = html[html.index('id="desk-sections[1].paragraphs[0]"'):]
+    assert 'Checks: <span class="desk-fail">failed</span>' in html
+    block = html[html.index('id="desk-sections[1].paragraphs[0]"') :]
     block = block[: block.index('class="desk-item', 10)]
     assert "paragraphs_cited" in block and "No cites" in block
-    other = html[html.index('id="desk-sections[0].paragraphs[0]"'):]
+    other = html[html.index('id="desk-sections[0].paragraphs[0]"') :]
     other = other[: other.index('class="desk-item', 10)]
     assert "paragraphs_cited" not in other
 
@@ -94,11 +96,19 @@ def test_saving_the_story_bumps_version_keeps_revision_and_signals(draft, as_edi
     signals.story_updated.connect(receiver := lambda sender, story, user, **kw: sent.append((story.pk, user)))
     try:
         data = form_data(as_editor.get(change_url(draft)))
-        data.update(headline="A sharper headline", useful_for="Platform teams\nEval leads", unresolved="Is the 31.85 replicated?")
+        data.update(
+            headline="A sharper headline",
+            useful_for="Platform teams\nEval leads",
+            unresolved="Is the 31.85 replicated?",
+        )
         response = as_editor.post(change_url(draft), data)
     finally:
         signals.story_updated.disconnect(receiver)
-    assert response.status_code == 302, [f.errors for f in response.context["inline_admin_formsets"][1].formset.forms] + [response.context["errors"]] if response.context else response
+    assert response.status_code == 302, (
+        [f.errors for f in response.context["inline_admin_formsets"][1].formset.forms] + [response.context["errors"]]
+        if response.context
+        else response
+    )
     story = Story.objects.get(pk=draft.pk)
     assert story.version == draft.version + 1
     assert story.headline == "A sharper headline"
@@ -137,7 +147,7 @@ def test_presence_lists_the_others_who_have_the_story_open(draft, editor, writer
     assert 'id="desk-presence"' not in client_for(editor).get(change_url(draft)).content.decode()
     client_for(writer).get(change_url(draft))
     html = client_for(editor).get(change_url(draft)).content.decode()
-    notice = html[html.index('id="desk-presence"'):]
+    notice = html[html.index('id="desk-presence"') :]
     notice = notice[: notice.index("</p>")]
     assert "<strong>walt</strong> (just now)" in notice and "edna" not in notice
 
@@ -146,7 +156,11 @@ def test_presence_forgets_after_the_ttl(draft):
     from stories import presence
 
     presence.touch(draft.pk, "alice", now=1000.0)
-    assert presence.others(draft.pk, "bob", now=1000.0 + 150)[0] == {"username": "alice", "seconds_ago": 150, "ago": "2 min ago"}
+    assert presence.others(draft.pk, "bob", now=1000.0 + 150)[0] == {
+        "username": "alice",
+        "seconds_ago": 150,
+        "ago": "2 min ago",
+    }
     assert presence.others(draft.pk, "bob", now=1000.0 + presence.TTL_SECONDS + 1) == []
 
 
@@ -159,7 +173,10 @@ def test_writer_sees_run_checks_but_no_publish_or_correction(demo, draft, as_wri
     assert 'id="desk-publish"' not in html and 'id="desk-correct"' not in html
     for verb in ["publish", "schedule", "unpublish", "correct"]:
         assert as_writer.get(f"/admin/stories/story/{draft.pk}/{verb}/").status_code == 403, verb
-        assert as_writer.post(f"/admin/stories/story/{draft.pk}/{verb}/", {"kind": "correction", "text": "x"}).status_code == 403
+        assert (
+            as_writer.post(f"/admin/stories/story/{draft.pk}/{verb}/", {"kind": "correction", "text": "x"}).status_code
+            == 403
+        )
     assert Story.objects.get(pk=draft.pk).status == Story.Status.DRAFT
 
 
@@ -183,7 +200,9 @@ def test_failing_story_is_not_published_without_an_override(uncited_draft, as_ed
     assert response.status_code == 200
     assert "the checks failed" in response.content.decode()
     assert not Story.objects.get(pk=uncited_draft.pk).is_published
-    response = as_editor.post(f"/admin/stories/story/{uncited_draft.pk}/publish/", {"override_reason": "Claim confirmed by the lab"})
+    response = as_editor.post(
+        f"/admin/stories/story/{uncited_draft.pk}/publish/", {"override_reason": "Claim confirmed by the lab"}
+    )
     assert response.status_code == 302
     assert AuditEntry.objects.get(story=uncited_draft, action="publish").reason == "Claim confirmed by the lab"
 
@@ -213,7 +232,9 @@ def test_editor_unpublishes(demo, as_editor):
 def test_editor_records_a_correction_shown_read_only(demo, as_editor, editor, django_assert_max_num_queries):
     with django_assert_max_num_queries(12):
         assert as_editor.get(f"/admin/stories/story/{demo.pk}/correct/").status_code == 200
-    response = as_editor.post(f"/admin/stories/story/{demo.pk}/correct/", {"kind": "clarification", "text": "The 64k budget is tokens."})
+    response = as_editor.post(
+        f"/admin/stories/story/{demo.pk}/correct/", {"kind": "clarification", "text": "The 64k budget is tokens."}
+    )
     assert response.status_code == 302
     correction = Correction.objects.get(story=demo)
     assert (correction.kind, correction.created_by) == ("clarification", editor)
@@ -246,9 +267,13 @@ def test_revisions_list_and_compare_escapes_the_diff(draft, as_editor, editor, d
     with django_assert_max_num_queries(12):
         response = as_editor.get(f"/admin/stories/story/{draft.pk}/revisions/")
     assert response.status_code == 200
-    assert [r.version for r in response.context["revisions"]] == sorted(Revision.objects.filter(story=draft).values_list("version", flat=True), reverse=True)
+    assert [r.version for r in response.context["revisions"]] == sorted(
+        Revision.objects.filter(story=draft).values_list("version", flat=True), reverse=True
+    )
     with django_assert_max_num_queries(12):
-        response = as_editor.get(f"/admin/stories/story/{draft.pk}/revisions/compare/", {"a": saved.version - 1, "b": saved.version})
+        response = as_editor.get(
+            f"/admin/stories/story/{draft.pk}/revisions/compare/", {"a": saved.version - 1, "b": saved.version}
+        )
     html = response.content.decode()
     assert "&lt;script&gt;alert" in html and "<script>alert" not in html
     added = [line["text"] for line in response.context["lines"] if line["kind"] == "add"]
@@ -275,7 +300,10 @@ def test_claim_citations_lists_every_story_citing_a_claim(demo, as_writer, djang
 def test_attach_a_cite_offers_only_the_manifests_claims_in_order(draft, as_editor, django_assert_max_num_queries):
     paragraph = draft.sections.all()[1].paragraphs.all()[0]
     manifest = ManifestFactory(title="A new benchmark report")
-    first, second = ClaimFactory(manifest=manifest, text="First claim."), ClaimFactory(manifest=manifest, text="Second claim.")
+    first, second = (
+        ClaimFactory(manifest=manifest, text="First claim."),
+        ClaimFactory(manifest=manifest, text="Second claim."),
+    )
     stranger = ClaimFactory(text="A claim of another manifest.")
     page = as_editor.get(f"/admin/stories/cite/add/?paragraph={paragraph.pk}")
     assert paragraph.markdown[:40] in page.content.decode()
@@ -293,7 +321,15 @@ def test_attach_a_cite_offers_only_the_manifests_claims_in_order(draft, as_edito
 
     data = form_data(page)
     # positions left blank: the order of the rows is the order of the claims
-    data.update({"claims-TOTAL_FORMS": "2", "claims-0-claim": second.pk, "claims-0-position": "", "claims-1-claim": first.pk, "claims-1-position": ""})
+    data.update(
+        {
+            "claims-TOTAL_FORMS": "2",
+            "claims-0-claim": second.pk,
+            "claims-0-position": "",
+            "claims-1-claim": first.pk,
+            "claims-1-position": "",
+        }
+    )
     response = as_editor.post(f"/admin/stories/cite/{cite.pk}/change/", data)
     assert response.status_code == 302 and response["Location"].endswith(f"{draft.pk}/change/#desk")
     assert list(cite.claims.order_by("position").values_list("claim_id", "position")) == [(second.pk, 0), (first.pk, 1)]
@@ -308,7 +344,9 @@ def test_a_claim_of_another_manifest_is_refused(draft, as_editor):
     stranger = ClaimFactory(text="A claim of another manifest.")
     data = form_data(as_editor.get(f"/admin/stories/cite/{cite.pk}/change/"))
     total = int(data["claims-TOTAL_FORMS"])
-    data.update({"claims-TOTAL_FORMS": str(total + 1), f"claims-{total}-claim": stranger.pk, f"claims-{total}-position": 9})
+    data.update(
+        {"claims-TOTAL_FORMS": str(total + 1), f"claims-{total}-claim": stranger.pk, f"claims-{total}-position": 9}
+    )
     response = as_editor.post(f"/admin/stories/cite/{cite.pk}/change/", data)
     assert response.status_code == 200
     assert not cite.claims.filter(claim=stranger).exists()
@@ -325,7 +363,10 @@ def test_section_page_edits_paragraphs_and_bumps_the_story(draft, as_editor, dja
     assert response.status_code == 302
     story = Story.objects.get(pk=draft.pk)
     assert story.version == draft.version + 1
-    assert Revision.objects.get(story=story, version=story.version).data["sections"][0]["paragraphs"][0]["markdown"] == "A rewritten first paragraph."
+    assert (
+        Revision.objects.get(story=story, version=story.version).data["sections"][0]["paragraphs"][0]["markdown"]
+        == "A rewritten first paragraph."
+    )
 
 
 def test_writer_cannot_edit_the_parts_of_a_published_story(demo, as_writer):
@@ -346,12 +387,14 @@ def test_deleting_a_cite_bumps_the_story(draft, as_editor):
 
 def test_manifest_autocomplete_finds_by_title_and_publisher_for_a_writer(draft, as_writer):
     response = as_writer.get(
-        "/admin/autocomplete/", {"app_label": "stories", "model_name": "cite", "field_name": "manifest", "term": "RL environments"}
+        "/admin/autocomplete/",
+        {"app_label": "stories", "model_name": "cite", "field_name": "manifest", "term": "RL environments"},
     )
     assert response.status_code == 200
     assert [r["id"] for r in response.json()["results"]] == ["1792067182956183080"]
     by_publisher = as_writer.get(
-        "/admin/autocomplete/", {"app_label": "stories", "model_name": "cite", "field_name": "manifest", "term": "huggingface"}
+        "/admin/autocomplete/",
+        {"app_label": "stories", "model_name": "cite", "field_name": "manifest", "term": "huggingface"},
     ).json()["results"]
     assert len(by_publisher) == Manifest.objects.filter(publisher__name__icontains="huggingface").count() > 0
 
@@ -371,7 +414,14 @@ def test_typed_positions_reorder_paragraphs_and_are_renumbered(draft, as_editor)
 
 def test_an_image_needs_its_alt_text(draft, as_editor):
     data = form_data(as_editor.get(change_url(draft)))
-    data.update({"images-TOTAL_FORMS": "1", "images-0-url": "https://example.org/chart.png", "images-0-alt": "", "images-0-position": ""})
+    data.update(
+        {
+            "images-TOTAL_FORMS": "1",
+            "images-0-url": "https://example.org/chart.png",
+            "images-0-alt": "",
+            "images-0-position": "",
+        }
+    )
     response = as_editor.post(change_url(draft), data)
     assert response.status_code == 200
     assert "This field is required" in response.content.decode()
@@ -413,9 +463,20 @@ def test_a_writer_creates_a_story_at_version_one_with_its_revision(demo, as_writ
 
     edition, _ = Edition.objects.get_or_create_for("2026-10-17T09")
     data = {
-        "headline": "A new draft", "slug": "a-new-draft", "edition": edition.pk, "newsroom": demo.newsroom_id,
-        "audience": "", "trust": "reported", "dek": "", "angle": "", "unresolved": "First open question",
-        "useful_for": "", "not_for": "", "compare_against": "", "writer_agent": "", "writer_run_id": "",
+        "headline": "A new draft",
+        "slug": "a-new-draft",
+        "edition": edition.pk,
+        "newsroom": demo.newsroom_id,
+        "audience": "",
+        "trust": "reported",
+        "dek": "",
+        "angle": "",
+        "unresolved": "First open question",
+        "useful_for": "",
+        "not_for": "",
+        "compare_against": "",
+        "writer_agent": "",
+        "writer_run_id": "",
     }
     for prefix in ["key_facts", "sections", "images", "related_links"]:
         data.update({f"{prefix}-TOTAL_FORMS": "1" if prefix == "sections" else "0", f"{prefix}-INITIAL_FORMS": "0"})
@@ -460,12 +521,17 @@ def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor, check
     cite = paragraph.cites.first()
     revision = draft.version
     urls = [
-        change_url(draft), "/admin/stories/story/add/", f"/admin/stories/section/{paragraph.section_id}/change/",
-        f"/admin/stories/cite/{cite.pk}/change/", f"/admin/stories/cite/add/?paragraph={paragraph.pk}",
-        f"/admin/stories/story/{draft.pk}/publish/", f"/admin/stories/story/{draft.pk}/schedule/",
-        f"/admin/stories/story/{draft.pk}/revisions/", f"/admin/stories/story/{draft.pk}/revisions/compare/?a=1&b={revision}",
+        change_url(draft),
+        "/admin/stories/story/add/",
+        f"/admin/stories/section/{paragraph.section_id}/change/",
+        f"/admin/stories/cite/{cite.pk}/change/",
+        f"/admin/stories/cite/add/?paragraph={paragraph.pk}",
+        f"/admin/stories/story/{draft.pk}/publish/",
+        f"/admin/stories/story/{draft.pk}/schedule/",
+        f"/admin/stories/story/{draft.pk}/revisions/",
+        f"/admin/stories/story/{draft.pk}/revisions/compare/?a=1&b={revision}",
         f"/admin/stories/story/claim/{cite.claims.first().claim_id}/citations/",
-    ]  # fmt: skip
+    ]
     for url in urls:
         response = as_editor.get(url)
         assert response.status_code == 200, url
@@ -492,7 +558,9 @@ def loses_the_race(monkeypatch):
     monkeypatch.setattr(StoryVersionForm, "clean", clean_then_someone_saves)
 
 
-def test_a_story_save_that_loses_the_race_after_validation_writes_nothing_and_says_why(draft, as_editor, loses_the_race):
+def test_a_story_save_that_loses_the_race_after_validation_writes_nothing_and_says_why(
+    draft, as_editor, loses_the_race
+):
     data = form_data(as_editor.get(change_url(draft)))
     data["headline"] = "The editor's headline"
     response = as_editor.post(change_url(draft), data, follow=True)
@@ -508,7 +576,9 @@ def test_a_cite_save_that_loses_the_race_after_validation_writes_nothing_and_say
     paragraph = draft.sections.all()[0].paragraphs.all()[0]
     manifest = ManifestFactory()
     url = f"/admin/stories/cite/add/?paragraph={paragraph.pk}"
-    response = as_editor.post(url, {"paragraph": paragraph.pk, "manifest": manifest.pk, "position": "", "opened_version": draft.version})
+    response = as_editor.post(
+        url, {"paragraph": paragraph.pk, "manifest": manifest.pk, "position": "", "opened_version": draft.version}
+    )
     assert response.status_code == 302 and response["Location"] == url
     page = as_editor.get(url).content.decode()
     assert "Not saved: someone else saved this story while you were saving" in page

@@ -53,7 +53,11 @@ def story_missing_a_cite(draft):
     """The draft seed story with one paragraph's cite removed; returns what the cite was."""
     paragraph = draft.sections.all()[1].paragraphs.all()[0]
     cite = paragraph.cites.get()
-    removed = {"manifest_id": cite.manifest_id, "title": cite.manifest.title, "claim_ids": [cc.claim_id for cc in cite.claims.all()]}
+    removed = {
+        "manifest_id": cite.manifest_id,
+        "title": cite.manifest.title,
+        "claim_ids": [cc.claim_id for cc in cite.claims.all()],
+    }
     cite.delete()
     return draft, paragraph, removed
 
@@ -74,7 +78,7 @@ def test_editor_cites_checks_publishes_and_corrects(live_server, page, editor, c
     # The checks fail, and the finding sits next to the paragraph without cites.
     page.click("#desk-run-checks")
     page.wait_for_selector("#rubric .desk-fail")
-    item = page.locator(f'[id="desk-sections[1].paragraphs[0]"]')
+    item = page.locator('[id="desk-sections[1].paragraphs[0]"]')
     assert "No cites" in item.inner_text() and "paragraphs_cited" in item.inner_text()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#rubric").screenshot(path=str(SCREENSHOTS / "rubric-failed.png"))
@@ -93,7 +97,7 @@ def test_editor_cites_checks_publishes_and_corrects(live_server, page, editor, c
     page.screenshot(path=str(SCREENSHOTS / "cite-claims.png"), full_page=True)
     page.click("input[name=_save]")
     page.wait_for_selector("#desk")
-    assert removed["claim_ids"][0] in page.locator(f'[id="desk-sections[1].paragraphs[0]"]').inner_text()
+    assert removed["claim_ids"][0] in page.locator('[id="desk-sections[1].paragraphs[0]"]').inner_text()
 
     # Run the checks: they pass.
     page.click("#desk-run-checks")
@@ -125,7 +129,9 @@ def test_editor_cites_checks_publishes_and_corrects(live_server, page, editor, c
     json_response = page.goto(f"{base}{story.path}index.json")
     assert json_response.status == 200
     corrections = json.loads(json_response.text())["corrections"]
-    assert [(c["kind"], c["text"]) for c in corrections] == [("correction", "An earlier version gave the wrong number of tasks.")]
+    assert [(c["kind"], c["text"]) for c in corrections] == [
+        ("correction", "An earlier version gave the wrong number of tasks.")
+    ]
     page.goto(f"{base}{story.path}")
     page.screenshot(path=str(SCREENSHOTS / "public-story-correction.png"), full_page=False)
 

@@ -40,10 +40,19 @@ def test_rubric_shape_matches_checks_md(manifests_loaded, seed_doc):
     seed_doc["sections"][2]["paragraphs"][1]["markdown"] = para(seed_doc, 2, 1)["markdown"].replace("30.7%", "37.0%")
     rubric = json.loads(json.dumps(rubric_of(seed_doc)))
     assert list(rubric) == ["passed", "score", "criteria"]
-    assert [c["name"] for c in rubric["criteria"]] == list(CRITERIA_NAMES) == [
-        "manifests_exist", "manifests_recent", "claims_belong", "paragraphs_cited",
-        "claims_support", "not_a_repeat", "metadata_consistent",
-    ]  # fmt: skip
+    assert (
+        [c["name"] for c in rubric["criteria"]]
+        == list(CRITERIA_NAMES)
+        == [
+            "manifests_exist",
+            "manifests_recent",
+            "claims_belong",
+            "paragraphs_cited",
+            "claims_support",
+            "not_a_repeat",
+            "metadata_consistent",
+        ]
+    )
     for c in rubric["criteria"]:
         assert list(c) == ["name", "passed", "score", "findings"]
         assert 0.0 <= c["score"] <= 1.0
@@ -81,9 +90,9 @@ def test_the_storys_own_manifests_list_proves_nothing(db, seed_doc):
     # no manifests in the database: the story's own list must not make them exist
     rubric = rubric_of(seed_doc)
     assert "manifests_exist" in failing(rubric)
-    assert len(errors(rubric, "manifests_exist")) == sum(
-        len(f["cites"]) for f in seed_doc["key_facts"]
-    ) + sum(len(p["cites"]) for s in seed_doc["sections"] for p in s["paragraphs"])
+    assert len(errors(rubric, "manifests_exist")) == sum(len(f["cites"]) for f in seed_doc["key_facts"]) + sum(
+        len(p["cites"]) for s in seed_doc["sections"] for p in s["paragraphs"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -167,7 +176,9 @@ def test_changed_figure_fails_claims_support(manifests_loaded, seed_doc):
     assert "ProgAgent-14B reached a 37.0% pass rate" in f["sentence"]
 
 
-@pytest.mark.parametrize("old, new", [("31.85", "38.15"), ("74.3%", "84.3%"), ("64k-token", "128k-token"), ("215 tasks", "2,150 tasks")])
+@pytest.mark.parametrize(
+    "old, new", [("31.85", "38.15"), ("74.3%", "84.3%"), ("64k-token", "128k-token"), ("215 tasks", "2,150 tasks")]
+)
 def test_changed_figures_of_every_kind_are_caught(manifests_loaded, seed_doc, old, new):
     for p in (para(seed_doc, 2, 1), para(seed_doc, 3, 1)):
         p["markdown"] = p["markdown"].replace(old, new)
@@ -212,12 +223,22 @@ def test_swapped_benchmark_name_fails_claims_support(manifests_loaded, seed_doc)
 
 def test_misattributed_paragraph_citing_another_storys_claims_fails(manifests_loaded, seed_doc):
     other = ManifestFactory(
-        id="1792100000000000001", title="INT2 KV cache quantization nears lossless", publisher=PublisherFactory(name="arxiv"),
+        id="1792100000000000001",
+        title="INT2 KV cache quantization nears lossless",
+        publisher=PublisherFactory(name="arxiv"),
         published_date=dt.date(2026, 10, 15),
-    )  # fmt: skip
+    )
     claims = [
-        ClaimFactory(id="1792100000000000011", manifest=other, text="Quantizing the KV cache to INT2 loses less than 1% accuracy."),
-        ClaimFactory(id="1792100000000000012", manifest=other, text="The method needs no calibration data and runs on stock kernels."),
+        ClaimFactory(
+            id="1792100000000000011",
+            manifest=other,
+            text="Quantizing the KV cache to INT2 loses less than 1% accuracy.",
+        ),
+        ClaimFactory(
+            id="1792100000000000012",
+            manifest=other,
+            text="The method needs no calibration data and runs on stock kernels.",
+        ),
     ]
     para(seed_doc, 2, 1)["cites"] = [{"manifest_id": other.id, "claim_ids": [c.id for c in claims]}]
     rubric = rubric_of(rederive(seed_doc))
@@ -290,7 +311,11 @@ def test_stub_claims_support_nothing_and_say_how_to_load_them(db, seed_doc):
     "mutate, path, expected",
     [
         (lambda d: d.update(source_count=3), "source_count", 4),
-        (lambda d: d.update(publishers=["huggingface-daily-papers"]), "publishers", ["huggingface-daily-papers", "invisible-technologies-blog"]),
+        (
+            lambda d: d.update(publishers=["huggingface-daily-papers"]),
+            "publishers",
+            ["huggingface-daily-papers", "invisible-technologies-blog"],
+        ),
         (lambda d: d["labels"].update(trust_text="Reported · 3 sources"), "labels.trust_text", "Reported · 4 sources"),
         (lambda d: d["key_facts"][2].update(self_reported=False), "key_facts[2].self_reported", True),
         (lambda d: d["cited_manifest_ids"].reverse(), "cited_manifest_ids", None),

@@ -66,12 +66,24 @@ def test_check_story_saves_nothing(manifests_loaded, seed_doc, tmp_path):
         (lambda d: d.pop("headline") and d, "headline"),
         (lambda d: d.update(sections={}) or d, "sections"),
         (lambda d: d.update(id=81) or d, "id"),
-        (lambda d: d["key_facts"][0]["cites"][0].update(manifest_id=1792067182956183080) or d, "key_facts[0].cites[0].manifest_id"),
+        (
+            lambda d: d["key_facts"][0]["cites"][0].update(manifest_id=1792067182956183080) or d,
+            "key_facts[0].cites[0].manifest_id",
+        ),
         (lambda d: d.update(edition="2026-10-16") or d, "edition"),
         (lambda d: d.update(edition="2026-02-30T00") or d, "edition"),
         (lambda d: d.update(published_at="2026-02-30T00:39:10Z") or d, "published_at"),
     ],
-    ids=["not-json", "missing-field", "wrong-type", "id-number", "manifest-id-number", "bad-edition", "edition-no-such-day", "bad-date"],
+    ids=[
+        "not-json",
+        "missing-field",
+        "wrong-type",
+        "id-number",
+        "manifest-id-number",
+        "bad-edition",
+        "edition-no-such-day",
+        "bad-date",
+    ],
 )
 def test_check_story_exits_2_naming_the_json_path(manifests_loaded, seed_doc, tmp_path, mutate, path):
     code, out, err = check_story(write(tmp_path, mutate(seed_doc)), "--json")
@@ -90,8 +102,11 @@ def test_check_story_prints_a_table_for_people(manifests_loaded, seed_doc, tmp_p
     p["markdown"] = p["markdown"].replace("Qwen3-8B", "Llama3-8B")
     code, out, _ = check_story(write(tmp_path, seed_doc))
     assert code == 1
-    rows = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.split() and line.split()[0] in (
-        "manifests_exist", "claims_support", "not_a_repeat")}  # fmt: skip
+    rows = {
+        line.split()[0]: line.split()[1]
+        for line in out.splitlines()
+        if line.split() and line.split()[0] in ("manifests_exist", "claims_support", "not_a_repeat")
+    }
     assert rows == {"manifests_exist": "pass", "claims_support": "FAIL", "not_a_repeat": "pass"}
     assert "overall               FAILED" in out
     assert "sections[3].paragraphs[1]: Llama3-8B is not named" in out
@@ -119,7 +134,9 @@ def test_check_and_record_records_failures_too(demo):
 
 def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, story_doc, django_assert_num_queries):
     # a recent published story in the newsroom, so the candidate query returns a row
-    other = story_doc(id="1792200000000000003", slug="other", edition="2026-10-15T03", published_at="2026-10-15T03:00:00Z")
+    other = story_doc(
+        id="1792200000000000003", slug="other", edition="2026-10-15T03", published_at="2026-10-15T03:00:00Z"
+    )
     other["sections"], other["key_facts"] = other["sections"][:1], other["key_facts"][:1]
     desk.import_story(desk.validate(other))
     small = desk.validate(seed_doc)
@@ -130,7 +147,17 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
     for doc in (small, big):
         with django_assert_num_queries(3):  # manifests (+ publishers), claims, candidate fingerprints
             assert run_checks(doc)["criteria"][5]["passed"] is True
-    desk.import_story(desk.validate(dict(big_doc, id="1792200000000000004", slug="copy", edition="2026-10-15T04", published_at="2026-10-15T04:00:00Z")))
+    desk.import_story(
+        desk.validate(
+            dict(
+                big_doc,
+                id="1792200000000000004",
+                slug="copy",
+                edition="2026-10-15T04",
+                published_at="2026-10-15T04:00:00Z",
+            )
+        )
+    )
     with django_assert_num_queries(4):  # and the headlines of the repeats, once the check has failed
         assert run_checks(big)["passed"] is False
 

@@ -10,7 +10,9 @@ pytestmark = pytest.mark.django_db
 
 
 def draft(story_doc, **overrides):
-    doc = story_doc(id="1792200000000000010", slug="agent-training-draft", edition="2026-10-16T02", published_at=None, **overrides)
+    doc = story_doc(
+        id="1792200000000000010", slug="agent-training-draft", edition="2026-10-16T02", published_at=None, **overrides
+    )
     return desk.import_story(desk.validate(doc)).story
 
 

@@ -12,8 +12,18 @@ from .checks_helpers import errors, failing, para, rubric_of
 pytestmark = pytest.mark.django_db
 
 
-def near_duplicate(story_doc, *, id="1792200000000000001", slug="agent-training-earlier", edition="2026-10-15T12", published=True, **overrides):
-    doc = story_doc(id=id, slug=slug, edition=edition, published_at=f"{edition}:30:00Z" if published else None, **overrides)
+def near_duplicate(
+    story_doc,
+    *,
+    id="1792200000000000001",
+    slug="agent-training-earlier",
+    edition="2026-10-15T12",
+    published=True,
+    **overrides,
+):
+    doc = story_doc(
+        id=id, slug=slug, edition=edition, published_at=f"{edition}:30:00Z" if published else None, **overrides
+    )
     doc["headline"] = "Agent training turns practical: environments, optimizers and programmatic tools"
     doc["sections"] = doc["sections"][:3]  # a lightly cut copy
     return doc
@@ -54,7 +64,9 @@ def test_near_duplicate_published_earlier_in_the_newsroom_fails(manifests_loaded
 
 
 def test_same_cites_with_rewritten_text_is_a_repeat_by_claims(manifests_loaded, story_doc, seed_doc):
-    doc = story_doc(id="1792200000000000001", slug="rewritten", edition="2026-10-15T12", published_at="2026-10-15T12:30:00Z")
+    doc = story_doc(
+        id="1792200000000000001", slug="rewritten", edition="2026-10-15T12", published_at="2026-10-15T12:30:00Z"
+    )
     doc["headline"], doc["dek"] = "Something else entirely", ""
     for i, fact in enumerate(doc["key_facts"]):
         fact["text"] = f"Fact {i} in other words."
@@ -103,7 +115,12 @@ def test_window_edge_is_inside(manifests_loaded, story_doc, seed_doc, settings):
 
 
 def test_different_story_on_a_shared_source_passes(manifests_loaded, story_doc, seed_doc):
-    doc = story_doc(id="1792200000000000002", slug="progagent-explained", edition="2026-10-15T20", published_at="2026-10-15T20:05:00Z")
+    doc = story_doc(
+        id="1792200000000000002",
+        slug="progagent-explained",
+        edition="2026-10-15T20",
+        published_at="2026-10-15T20:05:00Z",
+    )
     doc["headline"] = "Why programmatic tool calling matters for long tasks"
     doc["dek"] = "A close reading of one preprint."
     doc["key_facts"] = [doc["key_facts"][3]]

@@ -27,7 +27,16 @@ def test_names_are_distinctive_tokens_and_proper_names():
         "Invisible Technologies says so. ProgAgent-14B beat Qwen3-8B on LOCA-bench, GSM8K and MMLU, "
         "with the Muon optimizer and IFEval scores. First, nothing else."
     )
-    assert names(text) == ["Invisible Technologies", "ProgAgent-14B", "Qwen3-8B", "LOCA-bench", "GSM8K", "MMLU", "Muon", "IFEval"]
+    assert names(text) == [
+        "Invisible Technologies",
+        "ProgAgent-14B",
+        "Qwen3-8B",
+        "LOCA-bench",
+        "GSM8K",
+        "MMLU",
+        "Muon",
+        "IFEval",
+    ]
 
 
 def test_capitals_that_open_a_clause_or_name_a_day_are_not_names():
@@ -47,7 +56,11 @@ def test_ranges_are_read_in_order():
 
 
 def test_sentences_do_not_split_on_decimals():
-    assert sentences("It reached 30.7% on it. Then 31.85 points! Done") == ["It reached 30.7% on it.", "Then 31.85 points!", "Done"]
+    assert sentences("It reached 30.7% on it. Then 31.85 points! Done") == [
+        "It reached 30.7% on it.",
+        "Then 31.85 points!",
+        "Done",
+    ]
 
 
 def test_content_tokens_stem_and_drop_stopwords():

@@ -19,8 +19,8 @@ from manifests.formats import import_manifests_document
 from newsroom.infra import bulk
 from newsroom.infra.pagecache import generation
 from stories import desk
-from stories.desk import bulk as desk_bulk
 from stories.checks.fingerprint import fingerprint_of
+from stories.desk import bulk as desk_bulk
 from stories.models import Revision, Story, StoryFingerprint
 from tests.stories.test_desk_import_errors import CORRECTIONS, assert_rejected, db_state, variant, write_jsonl
 from tests.stories.test_desk_roundtrip_property import SEED, in_spec_order, stored
@@ -36,15 +36,30 @@ def mixed_docs(story_doc) -> list[dict]:
     """New stories of every shape import has to handle: corrections and images, an id-less
     draft in a newsroom and beat the database lacks, a manifest known only from the story's
     own list, no beat, another label."""
-    with_parts = variant(story_doc, 1, corrections=CORRECTIONS, images=[{"url": "https://example.org/a.png", "alt": "A chart", "width": 800}])
-    idless = variant(story_doc, 2, published_at=None, newsroom="climate", newsroom_title="Climate Desk", beat="heat", edition="2026-10-19T03")
+    with_parts = variant(
+        story_doc,
+        1,
+        corrections=CORRECTIONS,
+        images=[{"url": "https://example.org/a.png", "alt": "A chart", "width": 800}],
+    )
+    idless = variant(
+        story_doc,
+        2,
+        published_at=None,
+        newsroom="climate",
+        newsroom_title="Climate Desk",
+        beat="heat",
+        edition="2026-10-19T03",
+    )
     del idless["id"]
     own_manifest = variant(story_doc, 3, edition="2026-10-17T00")
     own_manifest["manifests"].append(dict(own_manifest["manifests"][0], manifest_id=NEW_MANIFEST, title="A new source"))
     own_manifest["key_facts"][0]["cites"].append({"manifest_id": NEW_MANIFEST, "claim_ids": [NEW_CLAIM]})
     no_beat = variant(story_doc, 4, beat=None, labels={"trust": "analysis"}, related=[])
     cites_new_manifest = variant(story_doc, 5)  # cites the manifest that line 3 brings, without listing it
-    cites_new_manifest["sections"][0]["paragraphs"][0]["cites"].append({"manifest_id": NEW_MANIFEST, "claim_ids": [NEW_CLAIM]})
+    cites_new_manifest["sections"][0]["paragraphs"][0]["cites"].append(
+        {"manifest_id": NEW_MANIFEST, "claim_ids": [NEW_CLAIM]}
+    )
     return [with_parts, idless, own_manifest, no_beat, cites_new_manifest]
 
 
@@ -123,7 +138,9 @@ def test_bulk_and_one_by_one_write_the_same_rows_and_exports(db, story_doc, monk
     monkeypatch.setattr(bulk, "COPY_FROM", copy_from)
     if claims == "imported":
         import_manifests_document(manifests_document())
-    (bulk_rows, bulk_exports, bulk_counts), (single_rows, single_exports, single_counts) = both_ways(mixed_docs(story_doc))
+    (bulk_rows, bulk_exports, bulk_counts), (single_rows, single_exports, single_counts) = both_ways(
+        mixed_docs(story_doc)
+    )
     assert bulk_counts == single_counts == {"created": 5, "updated": 0, "unchanged": 0}
     assert bulk_exports == single_exports
     assert bulk_rows == single_rows
@@ -137,7 +154,15 @@ def test_a_batch_mixing_new_updated_and_unchanged_stories_gives_what_one_by_one_
     changed = dict(first, headline="A changed headline")
     idless = variant(story_doc, 2)
     del idless["id"]
-    docs = [seed, variant(story_doc, 4), changed, idless, dict(idless, dek="Second version"), variant(story_doc, 3), variant(story_doc, 5)]
+    docs = [
+        seed,
+        variant(story_doc, 4),
+        changed,
+        idless,
+        dict(idless, dek="Second version"),
+        variant(story_doc, 3),
+        variant(story_doc, 5),
+    ]
     (bulk_rows, bulk_exports, bulk_counts), (single_rows, single_exports, single_counts) = both_ways(docs)
     assert bulk_counts == single_counts == {"created": 4, "updated": 2, "unchanged": 1}
     assert bulk_exports == single_exports
@@ -158,10 +183,14 @@ def test_each_revision_is_what_export_gives(db, story_doc):
         assert (revision.version, revision.data) == (1, desk.export_story(story))
 
 
-stories = st.lists(stored, min_size=1, max_size=4, unique_by=(lambda v: v["id"], lambda v: (v["edition"][:10], v["slug"])))
+stories = st.lists(
+    stored, min_size=1, max_size=4, unique_by=(lambda v: v["id"], lambda v: (v["edition"][:10], v["slug"]))
+)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(values=stories, claims=st.booleans())
 def test_any_stories_imported_in_bulk_export_as_imported_and_as_their_revisions(db, values, claims):
     docs = [complete(in_spec_order(v), SEED) for v in values]
@@ -230,16 +259,24 @@ def test_a_bad_document_in_the_middle_of_a_file_leaves_nothing_written(tmp_path,
     assert_rejected(path, f"{path}: line 5: key_facts[0].text: must not be empty", before=before)
 
 
-def test_a_reference_error_in_the_middle_of_a_batch_names_its_line_and_leaves_nothing_written(tmp_path, demo, story_doc, monkeypatch):
+def test_a_reference_error_in_the_middle_of_a_batch_names_its_line_and_leaves_nothing_written(
+    tmp_path, demo, story_doc, monkeypatch
+):
     from stories.management.commands import import_stories
 
     monkeypatch.setattr(import_stories, "BATCH_SIZE", 3)
     docs = [variant(story_doc, n) for n in range(1, 6)]
     seed_m1, seed_m2 = "1792067182956183080", "1792043738156041460"
-    docs[4]["sections"][1]["paragraphs"][1]["cites"][0]["claim_ids"].append("1792067413462310158")  # SEED_M1's under SEED_M2
+    docs[4]["sections"][1]["paragraphs"][1]["cites"][0]["claim_ids"].append(
+        "1792067413462310158"
+    )  # SEED_M1's under SEED_M2
     path = write_jsonl(tmp_path, docs)
     before = db_state()
-    assert_rejected(path, f"line 5: sections[1].paragraphs[1].cites[0].claim_ids[3]: claim 1792067413462310158 belongs to manifest {seed_m1}, not {seed_m2}", before=before)
+    assert_rejected(
+        path,
+        f"line 5: sections[1].paragraphs[1].cites[0].claim_ids[3]: claim 1792067413462310158 belongs to manifest {seed_m1}, not {seed_m2}",
+        before=before,
+    )
 
 
 def test_the_first_error_in_file_order_is_the_one_reported(tmp_path, demo, story_doc):
@@ -255,7 +292,11 @@ def test_a_manifest_listed_by_no_document_is_an_error_with_its_line(tmp_path, db
     bad["key_facts"][1]["cites"].append({"manifest_id": NEW_MANIFEST, "claim_ids": []})
     path = write_jsonl(tmp_path, [good, bad])
     before = db_state()
-    assert_rejected(path, f"line 2: key_facts[1].cites[1].manifest_id: manifest {NEW_MANIFEST} is neither in the database", before=before)
+    assert_rejected(
+        path,
+        f"line 2: key_facts[1].cites[1].manifest_id: manifest {NEW_MANIFEST} is neither in the database",
+        before=before,
+    )
 
 
 def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, story_doc, monkeypatch):
@@ -294,7 +335,11 @@ def _reference_signature(words):
     from stories.checks import minhash
 
     mins = [-1] * minhash.BINS
-    for sh in {" ".join(words[i : i + 3]) for i in range(len(words) - 2)} if len(words) >= 3 else ({" ".join(words)} if words else set()):
+    for sh in (
+        {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
+        if len(words) >= 3
+        else ({" ".join(words)} if words else set())
+    ):
         h = minhash._hash64(sh)
         b, v = h % minhash.BINS, h // minhash.BINS
         if mins[b] == -1 or v < mins[b]:
@@ -337,7 +382,9 @@ def test_bulk_insert_raises_djangos_integrity_error(db, monkeypatch, copy_from):
     from newsroom.models import Edition
 
     monkeypatch.setattr(bulk, "COPY_FROM", copy_from)
-    hour = dt.datetime(2026, 10, 16, 7, tzinfo=dt.timezone.utc)
+    hour = dt.datetime(2026, 10, 16, 7, tzinfo=dt.UTC)
     with pytest.raises(IntegrityError), transaction.atomic():
-        bulk.bulk_insert(Edition, [Edition(id="2026-10-16T07", starts_at=hour), Edition(id="2026-10-16T07", starts_at=hour)])
+        bulk.bulk_insert(
+            Edition, [Edition(id="2026-10-16T07", starts_at=hour), Edition(id="2026-10-16T07", starts_at=hour)]
+        )
     assert not Edition.objects.exists()

@@ -203,7 +203,9 @@ def test_import_reads_jsonl_with_a_byte_order_mark_and_crlf_line_ends(db, story_
     stdout = io.StringIO()
     call_command("import_stories", str(path), stdout=stdout)
     assert "stories: 2 created" in stdout.getvalue()
-    assert [(d["id"], d["slug"]) for d in map(json.loads, export().splitlines())] == [(d["id"], d["slug"]) for d in docs]
+    assert [(d["id"], d["slug"]) for d in map(json.loads, export().splitlines())] == [
+        (d["id"], d["slug"]) for d in docs
+    ]
 
 
 def test_importing_a_published_version_of_a_scheduled_story_clears_its_slot(db, story_doc, tmp_path):
@@ -217,7 +219,9 @@ def test_importing_a_published_version_of_a_scheduled_story_clears_its_slot(db, 
     (tmp_path / "draft.json").write_text(json.dumps(draft), encoding="utf-8")
     call_command("import_stories", str(tmp_path / "draft.json"), stdout=io.StringIO())
     schedule_story(story=Story.objects.get(id=draft["id"]), when=timezone.now() + dt.timedelta(days=1))
-    (tmp_path / "published.json").write_text(json.dumps(dict(draft, published_at="2026-10-16T09:00:00Z")), encoding="utf-8")
+    (tmp_path / "published.json").write_text(
+        json.dumps(dict(draft, published_at="2026-10-16T09:00:00Z")), encoding="utf-8"
+    )
     call_command("import_stories", str(tmp_path / "published.json"), stdout=io.StringIO())
     story = Story.objects.get(id=draft["id"])
     assert (story.status, story.scheduled_for) == (Story.Status.PUBLISHED, None)

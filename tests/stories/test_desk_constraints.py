@@ -11,13 +11,17 @@ from tests.factories import ClaimFactory, EditionFactory, ManifestFactory, Newsr
 
 pytestmark = pytest.mark.django_db
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 @pytest.fixture
 def story(db):
     return Story.objects.create(
-        id="1792200000000000001", slug="a-story", edition=EditionFactory(id="2026-10-16T05"), newsroom=NewsroomFactory(), headline="A story"
+        id="1792200000000000001",
+        slug="a-story",
+        edition=EditionFactory(id="2026-10-16T05"),
+        newsroom=NewsroomFactory(),
+        headline="A story",
     )
 
 
@@ -32,7 +36,9 @@ def test_story_slug_is_unique_per_edition_date(story):
     other_hour = EditionFactory(id="2026-10-16T09")
     with pytest.raises(IntegrityError), transaction.atomic():
         Story.objects.create(id="2", slug="a-story", edition=other_hour, newsroom=story.newsroom, headline="Same day")
-    Story.objects.create(id="3", slug="a-story", edition=EditionFactory(id="2026-10-17T05"), newsroom=story.newsroom, headline="Next day")
+    Story.objects.create(
+        id="3", slug="a-story", edition=EditionFactory(id="2026-10-17T05"), newsroom=story.newsroom, headline="Next day"
+    )
 
 
 def test_a_published_story_has_a_publication_time(story):
@@ -69,7 +75,9 @@ def test_a_cited_claim_cannot_be_deleted(story):
 
 @pytest.fixture
 def correction(story):
-    return Correction.objects.create(story=story, corrected_at=dt.datetime(2026, 10, 17, tzinfo=UTC), kind="correction", text="Fixed.")
+    return Correction.objects.create(
+        story=story, corrected_at=dt.datetime(2026, 10, 17, tzinfo=UTC), kind="correction", text="Fixed."
+    )
 
 
 def test_correction_cannot_be_edited(correction):
@@ -98,6 +106,12 @@ def test_a_corrected_story_cannot_be_deleted(story, correction):
 
 @pytest.mark.parametrize("field, value", [("kind", "retraction"), ("text", "")])
 def test_correction_kind_and_text_are_database_constraints(story, field, value):
-    values = {"story": story, "corrected_at": dt.datetime(2026, 10, 17, tzinfo=UTC), "kind": "update", "text": "T.", field: value}
+    values = {
+        "story": story,
+        "corrected_at": dt.datetime(2026, 10, 17, tzinfo=UTC),
+        "kind": "update",
+        "text": "T.",
+        field: value,
+    }
     with pytest.raises(IntegrityError), transaction.atomic():
         Correction.objects.create(**values)

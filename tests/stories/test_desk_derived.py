@@ -29,7 +29,9 @@ def manifests_document(sources=SOURCES) -> dict:
                 "source_name": source,
                 "source_url": f"https://example.org/{mid}",
                 "published_date": "2026-10-15",
-                "claims": [{"claim_id": cid, "text": f"Claim {cid} says so.", "self_reported": flag} for cid, flag in claims],
+                "claims": [
+                    {"claim_id": cid, "text": f"Claim {cid} says so.", "self_reported": flag} for cid, flag in claims
+                ],
             }
             for mid, (source, title, claims) in sources.items()
         ],
@@ -38,7 +40,13 @@ def manifests_document(sources=SOURCES) -> dict:
 
 def story_listing(mid: str) -> dict:
     source, title, _ = SOURCES[mid]
-    return {"manifest_id": mid, "title": title, "source_name": source, "source_url": f"https://example.org/{mid}", "published_date": "2026-10-15"}
+    return {
+        "manifest_id": mid,
+        "title": title,
+        "source_name": source,
+        "source_url": f"https://example.org/{mid}",
+        "published_date": "2026-10-15",
+    }
 
 
 @pytest.fixture
@@ -132,7 +140,11 @@ def test_site_url_setting_changes_every_url(sources, settings):
 
 def test_labels_default_trust_is_reported_and_trust_text_is_singular_for_one_source(sources):
     out = exported(make_doc())
-    assert out["labels"] == {"trust": "reported", "trust_text": "Reported · 1 source", "newsroom": "Artificial Intelligence"}
+    assert out["labels"] == {
+        "trust": "reported",
+        "trust_text": "Reported · 1 source",
+        "newsroom": "Artificial Intelligence",
+    }
 
 
 def test_trust_text_is_plural_and_uses_the_editorial_label(sources):
@@ -210,12 +222,24 @@ def test_manifests_follow_cited_order_with_fields_from_the_manifest_records(sour
     )
     out = exported(doc)
     assert out["manifests"] == [
-        {"manifest_id": ALPHA, "title": "Alpha on its own work", "source_name": "alpha-blog",
-         "source_url": f"https://example.org/{ALPHA}", "published_date": "2026-10-15"},
-        {"manifest_id": ZETA_1, "title": "Zeta reports one", "source_name": "zeta-news",
-         "source_url": f"https://example.org/{ZETA_1}", "published_date": "2026-10-15"},
-    ]  # fmt: skip
-    assert [list(m) for m in out["manifests"]] == [["manifest_id", "title", "source_name", "source_url", "published_date"]] * 2
+        {
+            "manifest_id": ALPHA,
+            "title": "Alpha on its own work",
+            "source_name": "alpha-blog",
+            "source_url": f"https://example.org/{ALPHA}",
+            "published_date": "2026-10-15",
+        },
+        {
+            "manifest_id": ZETA_1,
+            "title": "Zeta reports one",
+            "source_name": "zeta-news",
+            "source_url": f"https://example.org/{ZETA_1}",
+            "published_date": "2026-10-15",
+        },
+    ]
+    assert [list(m) for m in out["manifests"]] == [
+        ["manifest_id", "title", "source_name", "source_url", "published_date"]
+    ] * 2
 
 
 def test_manifests_list_of_the_document_does_not_override_the_database(sources):
@@ -296,12 +320,22 @@ def test_disclosure_and_reuse_overrides_reflect_in_export(sources):
 
 
 def test_key_fact_is_self_reported_when_every_cited_claim_is(sources):
-    doc = make_doc(key_facts=[fact(cite(ZETA_1, "2000000000000000011", "2000000000000000012"), cite(ZETA_2, "2000000000000000031"), self_reported=False)])
+    doc = make_doc(
+        key_facts=[
+            fact(
+                cite(ZETA_1, "2000000000000000011", "2000000000000000012"),
+                cite(ZETA_2, "2000000000000000031"),
+                self_reported=False,
+            )
+        ]
+    )
     assert exported(doc)["key_facts"][0]["self_reported"] is True
 
 
 def test_key_fact_is_not_self_reported_when_one_cited_claim_is_not(sources):
-    doc = make_doc(key_facts=[fact(cite(ZETA_1, "2000000000000000011"), cite(ALPHA, "2000000000000000021"), self_reported=True)])
+    doc = make_doc(
+        key_facts=[fact(cite(ZETA_1, "2000000000000000011"), cite(ALPHA, "2000000000000000021"), self_reported=True)]
+    )
     assert exported(doc)["key_facts"][0]["self_reported"] is False
 
 
@@ -321,7 +355,9 @@ def test_key_fact_flag_is_recomputed_once_the_claims_are_imported(db):
 
 def test_key_fact_with_a_stub_among_known_self_reported_claims_keeps_the_imported_flag(db):
     import_manifests_document(manifests_document({ZETA_1: SOURCES[ZETA_1]}))
-    doc = make_doc(key_facts=[fact(cite(ZETA_1, "2000000000000000011"), cite(ALPHA, "2000000000000000021"), self_reported=False)])
+    doc = make_doc(
+        key_facts=[fact(cite(ZETA_1, "2000000000000000011"), cite(ALPHA, "2000000000000000021"), self_reported=False)]
+    )
     assert exported(doc)["key_facts"][0]["self_reported"] is False
 
 
@@ -368,7 +404,10 @@ def test_commands_edited_with_shell_braces_render(sources):
     profile.command_all = "for id in {ids}; do curl -s \"{url_var}\" | jq '{claims: .claims}'; done"
     profile.save()
     run = exported(make_doc())["run_these_manifests"]
-    assert run["commands"]["one"] == f'curl -H "Authorization: Bearer ${{SYNORB_KEY}}" https://api.synorb.com/manifests/by-id/{ZETA_1}'
+    assert (
+        run["commands"]["one"]
+        == f'curl -H "Authorization: Bearer ${{SYNORB_KEY}}" https://api.synorb.com/manifests/by-id/{ZETA_1}'
+    )
     assert run["commands"]["all"] == (
         f"for id in {ZETA_1}; do curl -s \"https://api.synorb.com/manifests/by-id/$id\" | jq '{{claims: .claims}}'; done"
     )

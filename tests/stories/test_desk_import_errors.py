@@ -95,10 +95,15 @@ def test_an_integer_past_pythons_digit_limit_is_not_json(tmp_path, db):
 
 @pytest.mark.parametrize(
     "drop, path",
-    [("headline", "headline: missing required field 'headline'"), ("sections", "sections: missing"),
-     ("edition", "edition: missing"), ("slug", "slug: missing"), ("newsroom", "newsroom: missing"),
-     ("schema", "schema: missing")],
-)  # fmt: skip
+    [
+        ("headline", "headline: missing required field 'headline'"),
+        ("sections", "sections: missing"),
+        ("edition", "edition: missing"),
+        ("slug", "slug: missing"),
+        ("newsroom", "newsroom: missing"),
+        ("schema", "schema: missing"),
+    ],
+)
 def test_missing_required_field(tmp_path, demo, story_doc, drop, path):
     doc = variant(story_doc, 1)
     del doc[drop]
@@ -110,7 +115,9 @@ def test_missing_required_field_deep_inside(tmp_path, demo, story_doc):
     doc = variant(story_doc, 1)
     del doc["sections"][2]["paragraphs"][1]["markdown"]
     before = db_state()
-    assert_rejected(write_json(tmp_path, doc), "sections[2].paragraphs[1].markdown: missing required field", before=before)
+    assert_rejected(
+        write_json(tmp_path, doc), "sections[2].paragraphs[1].markdown: missing required field", before=before
+    )
 
 
 @pytest.mark.parametrize(
@@ -120,8 +127,14 @@ def test_missing_required_field_deep_inside(tmp_path, demo, story_doc):
         (lambda d: d.update(headline=["a"]), "headline: must be a string, not a list"),
         (lambda d: d["key_facts"][0].update(text=3), "key_facts[0].text: must be a string, not a number"),
         (lambda d: d["key_facts"][1].update(self_reported="yes"), "key_facts[1].self_reported: must be true or false"),
-        (lambda d: d["sections"][0]["paragraphs"][0].update(cites={}), "sections[0].paragraphs[0].cites: must be a list"),
-        (lambda d: d.update(images=[{"url": "https://e.org/a.png", "alt": "x", "width": "800"}]), "images[0].width: must be a whole number"),
+        (
+            lambda d: d["sections"][0]["paragraphs"][0].update(cites={}),
+            "sections[0].paragraphs[0].cites: must be a list",
+        ),
+        (
+            lambda d: d.update(images=[{"url": "https://e.org/a.png", "alt": "x", "width": "800"}]),
+            "images[0].width: must be a whole number",
+        ),
         (lambda d: d.update(decision_card={"useful_for": "all"}), "decision_card.useful_for: must be a list"),
         (lambda d: d.update(decision_card=[]), "decision_card: must be an object, not a list"),
         (lambda d: d.update(writer=""), "writer: must be an object, not a string"),
@@ -129,7 +142,7 @@ def test_missing_required_field_deep_inside(tmp_path, demo, story_doc):
         (lambda d: d.update(published_at=1760572800), "published_at: must be a string, not a number"),
         (lambda d: d.update(source_count="4"), "source_count: must be a number"),
     ],
-)  # fmt: skip
+)
 def test_wrong_type(tmp_path, demo, story_doc, mutate, path):
     doc = variant(story_doc, 1)
     mutate(doc)
@@ -139,21 +152,29 @@ def test_wrong_type(tmp_path, demo, story_doc, mutate, path):
 
 def test_story_id_given_as_a_number(tmp_path, db, story_doc):
     before = db_state()
-    stderr = assert_rejected(write_json(tmp_path, '{"schema": "hangingcontext.desk/1", "id": 81}'), "id: must be a string id, not a number", before=before)
+    stderr = assert_rejected(
+        write_json(tmp_path, '{"schema": "hangingcontext.desk/1", "id": 81}'),
+        "id: must be a string id, not a number",
+        before=before,
+    )
     assert "quote it" in stderr
 
 
 def test_manifest_id_given_as_a_19_digit_number(tmp_path, db, story_doc):
     doc = json.dumps(variant(story_doc, 1)).replace(f'"manifest_id": "{SEED_M2}"', f'"manifest_id": {SEED_M2}', 1)
     before = db_state()
-    assert_rejected(write_json(tmp_path, doc), "key_facts[2].cites[0].manifest_id: must be a string id, not a number", before=before)
+    assert_rejected(
+        write_json(tmp_path, doc), "key_facts[2].cites[0].manifest_id: must be a string id, not a number", before=before
+    )
 
 
 def test_claim_id_given_as_a_number_in_a_paragraph(tmp_path, db, story_doc):
     doc = variant(story_doc, 1)
     doc["sections"][1]["paragraphs"][0]["cites"][0]["claim_ids"][1] = 1792043738335363331
     before = db_state()
-    assert_rejected(write_json(tmp_path, doc), "sections[1].paragraphs[0].cites[0].claim_ids[1]: must be a string id", before=before)
+    assert_rejected(
+        write_json(tmp_path, doc), "sections[1].paragraphs[0].cites[0].claim_ids[1]: must be a string id", before=before
+    )
 
 
 @pytest.mark.parametrize("where", ["cited_manifest_ids", "run_these_manifests"])
@@ -164,7 +185,11 @@ def test_ids_as_numbers_in_derived_fields_are_rejected_too(tmp_path, db, story_d
     else:
         doc["run_these_manifests"]["manifest_ids"][0] = int(doc["run_these_manifests"]["manifest_ids"][0])
     before = db_state()
-    assert_rejected(write_json(tmp_path, doc), f"{where}" + ("[0]" if where == "cited_manifest_ids" else ".manifest_ids[0]"), before=before)
+    assert_rejected(
+        write_json(tmp_path, doc),
+        f"{where}" + ("[0]" if where == "cited_manifest_ids" else ".manifest_ids[0]"),
+        before=before,
+    )
 
 
 @pytest.mark.parametrize("bad", ["81\n", "8 1", "", "x" * 65, "81/../82"])
@@ -173,10 +198,14 @@ def test_story_id_that_is_not_an_id(tmp_path, db, story_doc, bad):
     assert_rejected(write_json(tmp_path, variant(story_doc, 1, id=bad)), "id:", before=before)
 
 
-@pytest.mark.parametrize("edition", ["2026-13-01T00", "2026-10-16", "2026-10-16T24", "2026-1-16T005", "2026-10-16T05\n", "２０２６-10-16T05"])
+@pytest.mark.parametrize(
+    "edition", ["2026-13-01T00", "2026-10-16", "2026-10-16T24", "2026-1-16T005", "2026-10-16T05\n", "２０２６-10-16T05"]
+)
 def test_bad_edition(tmp_path, db, story_doc, edition):
     before = db_state()
-    assert_rejected(write_json(tmp_path, variant(story_doc, 1, edition=edition)), "edition:", "is not an edition", before=before)
+    assert_rejected(
+        write_json(tmp_path, variant(story_doc, 1, edition=edition)), "edition:", "is not an edition", before=before
+    )
 
 
 def test_edition_on_a_day_that_does_not_exist(tmp_path, db, story_doc):
@@ -187,7 +216,10 @@ def test_edition_on_a_day_that_does_not_exist(tmp_path, db, story_doc):
 def test_published_at_on_a_day_that_does_not_exist(tmp_path, db, story_doc):
     before = db_state()
     assert_rejected(
-        write_json(tmp_path, variant(story_doc, 1, published_at="2026-02-30T10:00:00Z")), "published_at:", "not a real time", before=before
+        write_json(tmp_path, variant(story_doc, 1, published_at="2026-02-30T10:00:00Z")),
+        "published_at:",
+        "not a real time",
+        before=before,
     )
 
 
@@ -199,9 +231,15 @@ def test_published_at_that_is_not_an_iso_time_with_a_zone(tmp_path, db, story_do
 
 @pytest.mark.parametrize(
     "field, value, path",
-    [("slug", "Not A Slug", "slug:"), ("slug", "trailing-newline\n", "slug:"), ("newsroom", "n" * 101, "newsroom:"),
-     ("audience", "AI Developer", "audience:"), ("schema", "hangingcontext.desk/2", "schema:"), ("type", "brief", "type:")],
-)  # fmt: skip
+    [
+        ("slug", "Not A Slug", "slug:"),
+        ("slug", "trailing-newline\n", "slug:"),
+        ("newsroom", "n" * 101, "newsroom:"),
+        ("audience", "AI Developer", "audience:"),
+        ("schema", "hangingcontext.desk/2", "schema:"),
+        ("type", "brief", "type:"),
+    ],
+)
 def test_bad_values(tmp_path, db, story_doc, field, value, path):
     before = db_state()
     assert_rejected(write_json(tmp_path, variant(story_doc, 1, **{field: value})), path, before=before)
@@ -263,22 +301,36 @@ def test_duplicate_claim_ids_in_one_cite(tmp_path, db, story_doc):
 
 
 def test_corrections_not_oldest_first(tmp_path, db, story_doc):
-    doc = variant(story_doc, 1, corrections=[
-        {"corrected_at": "2026-10-18T09:00:00Z", "kind": "update", "text": "Later."},
-        {"corrected_at": "2026-10-17T09:00:00Z", "kind": "correction", "text": "Earlier."},
-    ])  # fmt: skip
+    doc = variant(
+        story_doc,
+        1,
+        corrections=[
+            {"corrected_at": "2026-10-18T09:00:00Z", "kind": "update", "text": "Later."},
+            {"corrected_at": "2026-10-17T09:00:00Z", "kind": "correction", "text": "Earlier."},
+        ],
+    )
     before = db_state()
     assert_rejected(write_json(tmp_path, doc), "corrections[1].corrected_at:", "oldest first", before=before)
 
 
 def test_correction_of_an_unknown_kind(tmp_path, db, story_doc):
-    doc = variant(story_doc, 1, corrections=[{"corrected_at": "2026-10-18T09:00:00Z", "kind": "retraction", "text": "No."}])
+    doc = variant(
+        story_doc, 1, corrections=[{"corrected_at": "2026-10-18T09:00:00Z", "kind": "retraction", "text": "No."}]
+    )
     before = db_state()
-    assert_rejected(write_json(tmp_path, doc), "corrections[0].kind: must be one of correction, clarification, update", before=before)
+    assert_rejected(
+        write_json(tmp_path, doc),
+        "corrections[0].kind: must be one of correction, clarification, update",
+        before=before,
+    )
 
 
 CORRECTIONS = [
-    {"corrected_at": "2026-10-17T08:00:00Z", "kind": "correction", "text": "An earlier version misstated the task count."},
+    {
+        "corrected_at": "2026-10-17T08:00:00Z",
+        "kind": "correction",
+        "text": "An earlier version misstated the task count.",
+    },
     {"corrected_at": "2026-10-18T09:30:00Z", "kind": "clarification", "text": "Clarified who ran the benchmark."},
 ]
 
@@ -365,7 +417,9 @@ def test_jsonl_slug_clash_between_two_lines(tmp_path, db, story_doc):
 
 def test_jsonl_blank_lines_are_skipped_and_line_numbers_count_them(tmp_path, db, story_doc):
     path = tmp_path / "gaps.jsonl"
-    path.write_text("\n" + json.dumps(variant(story_doc, 1)) + "\n\n" + json.dumps({"schema": 1}) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n" + json.dumps(variant(story_doc, 1)) + "\n\n" + json.dumps({"schema": 1}) + "\n", encoding="utf-8"
+    )
     before = db_state()
     assert_rejected(str(path), "line 4: schema:", before=before)
 
@@ -384,8 +438,10 @@ def test_a_bad_file_does_not_prevent_the_good_ones(tmp_path, db, story_doc):
     assert good_json not in info.value.stderr and good_jsonl not in info.value.stderr
     assert "stories: 3 created, 0 updated, 0 unchanged" in info.value.stdout
     assert sorted(Story.objects.values_list("id", flat=True)) == [
-        "1792200000000000001", "1792200000000000002", "1792200000000000003",
-    ]  # fmt: skip
+        "1792200000000000001",
+        "1792200000000000002",
+        "1792200000000000003",
+    ]
 
 
 def test_importing_the_same_files_twice_changes_nothing(tmp_path, manifests_loaded, story_doc):
@@ -424,8 +480,9 @@ def test_reimporting_a_changed_story_updates_it_and_keeps_a_revision_per_version
     story = Story.objects.get(id=doc["id"])
     assert story.version == 2
     assert [(r.version, r.data["headline"]) for r in story.revisions.order_by("version")] == [
-        (1, story_doc()["headline"]), (2, "A better headline"),
-    ]  # fmt: skip
+        (1, story_doc()["headline"]),
+        (2, "A better headline"),
+    ]
 
 
 # --------------------------------------------------------------------------- progress on a terminal
@@ -450,7 +507,8 @@ def test_progress_is_a_bar_by_bytes_read_on_a_terminal_and_ends_its_line(tmp_pat
     assert shown.endswith("\n") and shown.count("\n") == 1
     draws = shown[:-1].split("\r")[1:]
     bar = re.compile(
-        re.escape(path) + r": \[(#*)(-*)\] +(\d+)% (\d+) stor(?:y|ies), \d+/s, ETA (\d\d:\d\d|\d+:\d\d:\d\d|--:--)\x1b\[K"
+        re.escape(path)
+        + r": \[(#*)(-*)\] +(\d+)% (\d+) stor(?:y|ies), \d+/s, ETA (\d\d:\d\d|\d+:\d\d:\d\d|--:--)\x1b\[K"
     )
     matches = [bar.fullmatch(d) for d in draws]
     assert all(matches), draws
@@ -476,7 +534,9 @@ def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp
     monkeypatch.setattr(desk, "_replace_children", refuse)
     path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
     before = db_state()
-    assert_rejected(path, "line 1: $: the database refused this story: CHECK constraint failed: image_alt_required", before=before)
+    assert_rejected(
+        path, "line 1: $: the database refused this story: CHECK constraint failed: image_alt_required", before=before
+    )
 
 
 def test_progress_for_a_single_story_file(tmp_path, db, story_doc):

@@ -56,10 +56,21 @@ def test_story_with_corrections_images_and_other_edition_round_trips(tmp_path, d
         beat="policy",
         published_at="2026-10-17T05:10:00Z",
         images=[
-            {"url": "https://example.org/a.png", "alt": "A chart of pass rates", "caption": "Pass rates", "credit": "ProgAgent", "width": 800, "height": 600}
+            {
+                "url": "https://example.org/a.png",
+                "alt": "A chart of pass rates",
+                "caption": "Pass rates",
+                "credit": "ProgAgent",
+                "width": 800,
+                "height": 600,
+            }
         ],
         corrections=[
-            {"corrected_at": "2026-10-17T08:00:00Z", "kind": "correction", "text": "An earlier version misstated the task count."},
+            {
+                "corrected_at": "2026-10-17T08:00:00Z",
+                "kind": "correction",
+                "text": "An earlier version misstated the task count.",
+            },
             {"corrected_at": "2026-10-18T09:30:00Z", "kind": "update", "text": "Added the authors' response."},
         ],
         related=[],

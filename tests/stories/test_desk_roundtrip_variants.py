@@ -53,17 +53,28 @@ def complete(stored: dict, seed: dict) -> dict:
     run = copy.deepcopy(seed["run_these_manifests"])
     run["manifest_ids"] = cited
     run["commands"] = {
-        "one": f'curl -s -H "Authorization: Bearer $SYNORB_KEY" https://api.synorb.com/manifests/by-id/{cited[0]}' if cited else "",
+        "one": f'curl -s -H "Authorization: Bearer $SYNORB_KEY" https://api.synorb.com/manifests/by-id/{cited[0]}'
+        if cited
+        else "",
         "all": f"for id in {' '.join(cited)}; do\n"
         '  curl -s -H "Authorization: Bearer $SYNORB_KEY" "https://api.synorb.com/manifests/by-id/$id"\ndone',
     }
     manifests = [
-        {"manifest_id": mid, "title": LISTINGS[mid][0], "source_name": LISTINGS[mid][1],
-         "source_url": f"https://example.org/m/{mid}", "published_date": LISTINGS[mid][2]}
+        {
+            "manifest_id": mid,
+            "title": LISTINGS[mid][0],
+            "source_name": LISTINGS[mid][1],
+            "source_url": f"https://example.org/m/{mid}",
+            "published_date": LISTINGS[mid][2],
+        }
         for mid in cited
-    ]  # fmt: skip
+    ]
     key_facts = [
-        {"text": f["text"], "self_reported": all(FLAGS[c] for ci in f["cites"] for c in ci["claim_ids"]), "cites": f["cites"]}
+        {
+            "text": f["text"],
+            "self_reported": all(FLAGS[c] for ci in f["cites"] for c in ci["claim_ids"]),
+            "cites": f["cites"],
+        }
         for f in stored["key_facts"]
     ]
     return {
@@ -81,7 +92,11 @@ def complete(stored: dict, seed: dict) -> dict:
         "headline": stored["headline"],
         "dek": stored["dek"],
         "published_at": stored["published_at"],
-        "labels": {"trust": stored["trust"], "trust_text": f"{stored['trust'].capitalize()} · {n} source{'' if n == 1 else 's'}", "newsroom": title},
+        "labels": {
+            "trust": stored["trust"],
+            "trust_text": f"{stored['trust'].capitalize()} · {n} source{'' if n == 1 else 's'}",
+            "newsroom": title,
+        },
         "source_count": n,
         "publishers": sorted({LISTINGS[mid][1] for mid in cited}),
         "key_facts": key_facts,
@@ -94,21 +109,35 @@ def complete(stored: dict, seed: dict) -> dict:
         "cited_manifest_ids": cited,
         "manifests": manifests,
         "run_these_manifests": run,
-        "links": {"html": url, "json": url + "index.json", "markdown": url + "index.md",
-                  "newsroom": f"{SITE}/n/{stored['newsroom']}/", "edition": f"{SITE}/editions/{stored['edition']}/"},
+        "links": {
+            "html": url,
+            "json": url + "index.json",
+            "markdown": url + "index.md",
+            "newsroom": f"{SITE}/n/{stored['newsroom']}/",
+            "edition": f"{SITE}/editions/{stored['edition']}/",
+        },
         "related": stored["related"],
         "sponsor": seed["sponsor"],
         "disclosure": seed["disclosure"],
         "reuse": {**seed["reuse"], "canonical_url": url},
-    }  # fmt: skip
+    }
 
 
 def stored(**fields) -> dict:
     base = {
-        "audience": "general", "angle": "", "dek": "", "beat": None, "trust": "reported", "key_facts": [], "images": [],
-        "unresolved": [], "decision_card": {"useful_for": [], "not_for": [], "compare_against": []},
-        "writer": {"agent": "", "run_id": ""}, "corrections": [], "related": [],
-    }  # fmt: skip
+        "audience": "general",
+        "angle": "",
+        "dek": "",
+        "beat": None,
+        "trust": "reported",
+        "key_facts": [],
+        "images": [],
+        "unresolved": [],
+        "decision_card": {"useful_for": [], "not_for": [], "compare_against": []},
+        "writer": {"agent": "", "run_id": ""},
+        "corrections": [],
+        "related": [],
+    }
     base.update(fields)
     return base
 
@@ -116,70 +145,173 @@ def stored(**fields) -> dict:
 def our_stories(seed: dict) -> list[dict]:
     """Four stories of our own plus the seed, in export order (edition, then id)."""
     ice = stored(
-        id="1792200000000000101", slug="sea-ice-low", edition="2026-10-17T05", newsroom="climate", beat="oceans",
-        audience="policy_maker", angle="What the record low means for shipping.", trust="analysis",
-        headline="Arctic sea ice hits a record low", dek="Two sources, one trend.", published_at="2026-10-17T05:40:12Z",
+        id="1792200000000000101",
+        slug="sea-ice-low",
+        edition="2026-10-17T05",
+        newsroom="climate",
+        beat="oceans",
+        audience="policy_maker",
+        angle="What the record low means for shipping.",
+        trust="analysis",
+        headline="Arctic sea ice hits a record low",
+        dek="Two sources, one trend.",
+        published_at="2026-10-17T05:40:12Z",
         key_facts=[
-            {"text": "Extent fell below the 2012 minimum.", "cites": [cite("1792100000000000001", "1792100000000000011", "1792100000000000012")]},
-            {"text": "The institute says its own buoys saw it first.", "cites": [cite("1792100000000000002", "1792100000000000021")]},
+            {
+                "text": "Extent fell below the 2012 minimum.",
+                "cites": [cite("1792100000000000001", "1792100000000000011", "1792100000000000012")],
+            },
+            {
+                "text": "The institute says its own buoys saw it first.",
+                "cites": [cite("1792100000000000002", "1792100000000000021")],
+            },
         ],
         images=[
-            {"url": "https://example.org/img/ice.png", "alt": "A map of the Arctic with the ice edge drawn in white",
-             "caption": "Ice edge on 16 October", "credit": "Polar Data", "width": 1600, "height": 900},
-            {"url": "https://example.org/img/chart.svg", "alt": "A line chart of yearly minima", "caption": "", "credit": "", "width": None, "height": None},
+            {
+                "url": "https://example.org/img/ice.png",
+                "alt": "A map of the Arctic with the ice edge drawn in white",
+                "caption": "Ice edge on 16 October",
+                "credit": "Polar Data",
+                "width": 1600,
+                "height": 900,
+            },
+            {
+                "url": "https://example.org/img/chart.svg",
+                "alt": "A line chart of yearly minima",
+                "caption": "",
+                "credit": "",
+                "width": None,
+                "height": None,
+            },
         ],
         sections=[
-            {"heading": "The numbers", "paragraphs": [
-                {"markdown": "Extent fell to **3.1 million km²**, below the 2012 minimum.", "cites": [cite("1792100000000000001", "1792100000000000011")]},
-                {"markdown": "The institute's buoys [logged it](https://example.org/buoys) first.",
-                 "cites": [cite("1792100000000000002", "1792100000000000021", "1792100000000000022"), cite("1792100000000000001", "1792100000000000013")]},
-            ]},
+            {
+                "heading": "The numbers",
+                "paragraphs": [
+                    {
+                        "markdown": "Extent fell to **3.1 million km²**, below the 2012 minimum.",
+                        "cites": [cite("1792100000000000001", "1792100000000000011")],
+                    },
+                    {
+                        "markdown": "The institute's buoys [logged it](https://example.org/buoys) first.",
+                        "cites": [
+                            cite("1792100000000000002", "1792100000000000021", "1792100000000000022"),
+                            cite("1792100000000000001", "1792100000000000013"),
+                        ],
+                    },
+                ],
+            },
             {"heading": "What is next", "paragraphs": [{"markdown": "Shipping lanes open earlier.", "cites": []}]},
         ],
         unresolved=["Whether the trend holds next year."],
-        decision_card={"useful_for": ["shipping planners"], "not_for": ["weather forecasts"], "compare_against": ["2012 minimum"]},
+        decision_card={
+            "useful_for": ["shipping planners"],
+            "not_for": ["weather forecasts"],
+            "compare_against": ["2012 minimum"],
+        },
         writer={"agent": "muse", "run_id": "2026-10-17T05"},
         corrections=[
-            {"corrected_at": "2026-10-17T08:00:00Z", "kind": "correction", "text": "An earlier version gave the extent in miles."},
-            {"corrected_at": "2026-10-17T08:00:00Z", "kind": "clarification", "text": "The minimum is the September one."},
+            {
+                "corrected_at": "2026-10-17T08:00:00Z",
+                "kind": "correction",
+                "text": "An earlier version gave the extent in miles.",
+            },
+            {
+                "corrected_at": "2026-10-17T08:00:00Z",
+                "kind": "clarification",
+                "text": "The minimum is the September one.",
+            },
             {"corrected_at": "2026-10-18T09:30:05Z", "kind": "update", "text": "Added the institute's response."},
         ],
-        related=[{"url": f"{SITE}/stories/2026-10-16/agent-training-stack/", "headline": "Agent training stack", "slug": "agent-training-stack"}],
-    )  # fmt: skip
+        related=[
+            {
+                "url": f"{SITE}/stories/2026-10-16/agent-training-stack/",
+                "headline": "Agent training stack",
+                "slug": "agent-training-stack",
+            }
+        ],
+    )
     draft = stored(
-        id="1792200000000000102", slug="open-models-rtl", edition="2026-10-18T23", newsroom="artificial-intelligence",
-        beat="research", audience="ai_developer", angle="Ünïcödé all the way: 🚀 עברית العربية 中文",
-        headline="Modèles ouverts 🚀: ما الجديد؟ — מה חדש", dek="Emoji 👩🏽‍💻, RTL \u202bمرحبا\u202c and a zero-width joiner.",
+        id="1792200000000000102",
+        slug="open-models-rtl",
+        edition="2026-10-18T23",
+        newsroom="artificial-intelligence",
+        beat="research",
+        audience="ai_developer",
+        angle="Ünïcödé all the way: 🚀 עברית العربية 中文",
+        headline="Modèles ouverts 🚀: ما الجديد؟ — מה חדש",
+        dek="Emoji 👩🏽‍💻, RTL \u202bمرحبا\u202c and a zero-width joiner.",
         published_at=None,
         sections=[
-            {"heading": "العربية أولاً", "paragraphs": [
-                {"markdown": "النماذج المفتوحة تتقدم. The same claim backs this paragraph…", "cites": [cite("1792100000000000003", "1792100000000000031")]},
-            ]},
-            {"heading": "עברית 🇮🇱 and 中文", "paragraphs": [
-                {"markdown": "…and this one, under another section. 模型 \"quoted\" \\ backslash.",
-                 "cites": [cite("1792100000000000003", "1792100000000000032", "1792100000000000031")]},
-            ]},
+            {
+                "heading": "العربية أولاً",
+                "paragraphs": [
+                    {
+                        "markdown": "النماذج المفتوحة تتقدم. The same claim backs this paragraph…",
+                        "cites": [cite("1792100000000000003", "1792100000000000031")],
+                    },
+                ],
+            },
+            {
+                "heading": "עברית 🇮🇱 and 中文",
+                "paragraphs": [
+                    {
+                        "markdown": '…and this one, under another section. 模型 "quoted" \\ backslash.',
+                        "cites": [cite("1792100000000000003", "1792100000000000032", "1792100000000000031")],
+                    },
+                ],
+            },
         ],
         unresolved=["¿Quién paga? 🤔"],
         writer={"agent": "muse", "run_id": "run-ü-1"},
-    )  # fmt: skip
+    )
     repeat_slug = stored(
-        id="1792200000000000103", slug="sea-ice-low", edition="2026-10-19T12", newsroom="climate", beat="oceans",
-        headline="Sea ice, two days on", published_at="2026-10-19T12:00:00Z",
-        key_facts=[{"text": "Only the institute's own claim.", "cites": [cite("1792100000000000002", "1792100000000000022")]}],
-        sections=[{"heading": "Follow-up", "paragraphs": [{"markdown": "Still low.", "cites": [cite("1792100000000000002", "1792100000000000021")]}]}],
+        id="1792200000000000103",
+        slug="sea-ice-low",
+        edition="2026-10-19T12",
+        newsroom="climate",
+        beat="oceans",
+        headline="Sea ice, two days on",
+        published_at="2026-10-19T12:00:00Z",
+        key_facts=[
+            {"text": "Only the institute's own claim.", "cites": [cite("1792100000000000002", "1792100000000000022")]}
+        ],
+        sections=[
+            {
+                "heading": "Follow-up",
+                "paragraphs": [
+                    {"markdown": "Still low.", "cites": [cite("1792100000000000002", "1792100000000000021")]}
+                ],
+            }
+        ],
         corrections=[{"corrected_at": "2026-10-20T00:00:00Z", "kind": "update", "text": "New figures."}],
         related=[
-            {"url": f"{SITE}/stories/2026-10-17/sea-ice-low/", "headline": "Arctic sea ice hits a record low", "slug": "sea-ice-low"},
+            {
+                "url": f"{SITE}/stories/2026-10-17/sea-ice-low/",
+                "headline": "Arctic sea ice hits a record low",
+                "slug": "sea-ice-low",
+            },
             {"url": "https://example.org/elsewhere", "headline": "Elsewhere", "slug": ""},
         ],
-    )  # fmt: skip
+    )
     zeros = stored(
-        id="0012345678901234567", slug="zeros", edition="2027-01-01T00", newsroom="climate", beat=None,
-        headline="Leading zeros stay", published_at="2027-01-01T00:00:00Z",
+        id="0012345678901234567",
+        slug="zeros",
+        edition="2027-01-01T00",
+        newsroom="climate",
+        beat=None,
+        headline="Leading zeros stay",
+        published_at="2027-01-01T00:00:00Z",
         key_facts=[{"text": "Zeros are kept.", "cites": [cite("0000000000000000042", "0000000000000000043")]}],
-        sections=[{"heading": "One", "paragraphs": [{"markdown": "One source only.", "cites": [cite("0000000000000000042", "0000000000000000043")]}]}],
-    )  # fmt: skip
+        sections=[
+            {
+                "heading": "One",
+                "paragraphs": [
+                    {"markdown": "One source only.", "cites": [cite("0000000000000000042", "0000000000000000043")]}
+                ],
+            }
+        ],
+    )
     return [seed] + [complete(s, seed) for s in (ice, draft, repeat_slug, zeros)]
 
 
@@ -187,12 +319,20 @@ def manifests_document() -> dict:
     return {
         "schema": "hangingcontext.manifests/1",
         "manifests": [
-            {"manifest_id": mid, "title": title, "source_name": source, "source_url": f"https://example.org/m/{mid}",
-             "published_date": date,
-             "claims": [{"claim_id": cid, "text": f"Claim {cid}.", "self_reported": flag} for cid, flag in CLAIMS[mid].items()]}
+            {
+                "manifest_id": mid,
+                "title": title,
+                "source_name": source,
+                "source_url": f"https://example.org/m/{mid}",
+                "published_date": date,
+                "claims": [
+                    {"claim_id": cid, "text": f"Claim {cid}.", "self_reported": flag}
+                    for cid, flag in CLAIMS[mid].items()
+                ],
+            }
             for mid, (title, source, date) in LISTINGS.items()
         ],
-    }  # fmt: skip
+    }
 
 
 def jsonl(docs) -> str:

@@ -20,7 +20,15 @@ STORY_URL = "https://hangingcontext.com/stories/2026-10-16/agent-training-stack/
 @pytest.fixture
 def stories(demo, seed_doc):
     """The demo story, a newer one in another newsroom, and a draft."""
-    other = make_story(seed_doc, id="901", slug="policy-story", newsroom="policy", newsroom_title="Policy", published_at="2026-10-17T03:00:00Z", edition="2026-10-17T03")
+    other = make_story(
+        seed_doc,
+        id="901",
+        slug="policy-story",
+        newsroom="policy",
+        newsroom_title="Policy",
+        published_at="2026-10-17T03:00:00Z",
+        edition="2026-10-17T03",
+    )
     draft = make_story(seed_doc, id="902", slug="draft-story", published_at=None, edition="2026-10-17T04")
     assert draft.status == "draft"
     return demo, other, draft
@@ -83,7 +91,9 @@ def test_json_feed_is_json_feed_1_1(client, stories):
 
 def test_newsroom_feeds_hold_only_that_newsroom(client, stories):
     _, entries = atom_entries(client, "/n/policy/feed.atom")
-    assert [e.find(f"{ATOM}link").get("href") for e in entries] == ["https://hangingcontext.com/stories/2026-10-17/policy-story/"]
+    assert [e.find(f"{ATOM}link").get("href") for e in entries] == [
+        "https://hangingcontext.com/stories/2026-10-17/policy-story/"
+    ]
     channel = ET.fromstring(client.get("/n/artificial-intelligence/feed.rss").content).find("channel")
     assert [i.find("link").text for i in channel.findall("item")] == [STORY_URL]
     feed = json.loads(client.get("/n/artificial-intelligence/feed.json").content)

@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_corrections_page_lists_all_corrections_newest_first(client, demo, seed_doc):
-    other = make_story(seed_doc, id="940", slug="other-story", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01")
+    other = make_story(
+        seed_doc, id="940", slug="other-story", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01"
+    )
     record_correction(story=demo, text="First fix.", kind="correction")
     record_correction(story=other, text="Second fix.", kind="clarification")
     record_correction(story=demo, text="Third fix.", kind="update")
@@ -63,11 +65,31 @@ def test_corrections_are_paginated_by_cursor_without_a_total(client, demo, monke
 
 @pytest.fixture
 def searchable(demo, seed_doc):
-    doc_para = [{"markdown": "Quantum annealers schedule freight trains in Rotterdam.", "cites": seed_doc["sections"][0]["paragraphs"][0]["cites"]}]
-    make_story(seed_doc, id="950", slug="freight-story", headline="Trains, scheduled", dek="Logistics news.",
-               published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01", sections=[{"heading": "Rail", "paragraphs": doc_para}])  # fmt: skip
-    make_story(seed_doc, id="951", slug="hidden-freight", headline="Freight draft", published_at=None, edition="2026-10-17T02",
-               sections=[{"heading": "Rail", "paragraphs": doc_para}])  # fmt: skip
+    doc_para = [
+        {
+            "markdown": "Quantum annealers schedule freight trains in Rotterdam.",
+            "cites": seed_doc["sections"][0]["paragraphs"][0]["cites"],
+        }
+    ]
+    make_story(
+        seed_doc,
+        id="950",
+        slug="freight-story",
+        headline="Trains, scheduled",
+        dek="Logistics news.",
+        published_at="2026-10-17T01:00:00Z",
+        edition="2026-10-17T01",
+        sections=[{"heading": "Rail", "paragraphs": doc_para}],
+    )
+    make_story(
+        seed_doc,
+        id="951",
+        slug="hidden-freight",
+        headline="Freight draft",
+        published_at=None,
+        edition="2026-10-17T02",
+        sections=[{"heading": "Rail", "paragraphs": doc_para}],
+    )
 
 
 def results(client, q):
@@ -118,7 +140,14 @@ def test_search_query_count(client, searchable, django_assert_num_queries):
 
 def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, seed_doc, monkeypatch):
     for i in range(2):
-        make_story(seed_doc, id=f"96{i}", slug=f"freight-{i}", headline=f"Freight & rail {i}", published_at=f"2026-10-18T0{i}:00:00Z", edition=f"2026-10-18T0{i}")
+        make_story(
+            seed_doc,
+            id=f"96{i}",
+            slug=f"freight-{i}",
+            headline=f"Freight & rail {i}",
+            published_at=f"2026-10-18T0{i}:00:00Z",
+            edition=f"2026-10-18T0{i}",
+        )
     monkeypatch.setattr("public.views.story.PAGE_SIZE", 1)
     first = client.get("/search/", {"q": "freight &"}).content.decode()
     assert "<p>Stories for “freight &amp;”.</p>" in first
@@ -133,6 +162,13 @@ def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, se
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")
 def test_postgres_search_puts_headline_matches_above_body_matches(client, searchable, seed_doc):
     # newer, but the word is only in a paragraph (950); older, with the word in the headline (952)
-    make_story(seed_doc, id="952", slug="rotterdam-headline", headline="Rotterdam port automates", published_at="2026-10-16T05:00:00Z", edition="2026-10-16T05")
+    make_story(
+        seed_doc,
+        id="952",
+        slug="rotterdam-headline",
+        headline="Rotterdam port automates",
+        published_at="2026-10-16T05:00:00Z",
+        edition="2026-10-16T05",
+    )
     html = results(client, "Rotterdam")
     assert html.index("rotterdam-headline/") < html.index("freight-story/")

@@ -9,18 +9,40 @@ pytestmark = pytest.mark.django_db
 
 
 def test_migration_creates_editor_and_writer_groups():
-    assert set(Group.objects.filter(name__in=["Editor", "Writer"]).values_list("name", flat=True)) == {"Editor", "Writer"}
+    assert set(Group.objects.filter(name__in=["Editor", "Writer"]).values_list("name", flat=True)) == {
+        "Editor",
+        "Writer",
+    }
 
 
 def test_editor_may_publish_override_and_correct(editor):
-    for perm in ["stories.publish_story", "stories.override_checks", "stories.add_correction", "stories.change_story", "manifests.view_manifest"]:
+    for perm in [
+        "stories.publish_story",
+        "stories.override_checks",
+        "stories.add_correction",
+        "stories.change_story",
+        "manifests.view_manifest",
+    ]:
         assert editor.has_perm(perm), perm
 
 
 def test_writer_edits_and_checks_but_never_publishes_or_corrects(writer):
-    for perm in ["stories.change_story", "stories.add_cite", "stories.change_section", "manifests.view_manifest", "manifests.view_claim"]:
+    for perm in [
+        "stories.change_story",
+        "stories.add_cite",
+        "stories.change_section",
+        "manifests.view_manifest",
+        "manifests.view_claim",
+    ]:
         assert writer.has_perm(perm), perm
-    for perm in ["stories.publish_story", "stories.override_checks", "stories.add_correction", "stories.change_correction", "stories.delete_correction", "stories.delete_story"]:
+    for perm in [
+        "stories.publish_story",
+        "stories.override_checks",
+        "stories.add_correction",
+        "stories.change_correction",
+        "stories.delete_correction",
+        "stories.delete_story",
+    ]:
         assert not writer.has_perm(perm), perm
 
 

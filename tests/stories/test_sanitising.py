@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 import pytest
 
 from manifests.models import Manifest
-from stories import desk
 from public import markup
+from stories import desk
 from stories.actions import record_correction
 from tests.stories.site_helpers import fresh_cache  # noqa: F401
 
@@ -29,8 +29,12 @@ def evil_story(story_doc, manifests_loaded):
         "Para " + EVIL + " [click](javascript:alert(4)) [data](data:text/html,<script>alert(5)</script>) "
         '<a href="javascript:alert(6)" onclick="alert(7)">raw</a> [ok](https://example.org/x "t")'
     )
-    doc["sections"][0]["paragraphs"][1]["markdown"] = "![alt text <script>alert(8)</script>\" onerror=\"alert(9)](https://example.org/i.png)"
-    doc["images"] = [{"url": "https://example.org/a.png", "alt": 'Alt "><script>alert(10)</script>', "caption": EVIL, "credit": EVIL}]
+    doc["sections"][0]["paragraphs"][1]["markdown"] = (
+        '![alt text <script>alert(8)</script>" onerror="alert(9)](https://example.org/i.png)'
+    )
+    doc["images"] = [
+        {"url": "https://example.org/a.png", "alt": 'Alt "><script>alert(10)</script>', "caption": EVIL, "credit": EVIL}
+    ]
     doc["unresolved"] = ["Unresolved " + EVIL]
     doc["decision_card"] = {"useful_for": [EVIL], "not_for": [], "compare_against": []}
     story = desk.import_story(desk.validate(doc)).story
@@ -84,7 +88,17 @@ def test_jsonld_cannot_be_closed_by_story_text(client, evil_story):
     assert json.loads(block)["description"] == "Dek </script><script>alert('dek')</script>"
 
 
-@pytest.mark.parametrize("path", ["/", "/n/artificial-intelligence/", "/editions/2026-10-18T01/", "/corrections/", "/search/?q=headline", "/manifests/1792067182956183080/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/n/artificial-intelligence/",
+        "/editions/2026-10-18T01/",
+        "/corrections/",
+        "/search/?q=headline",
+        "/manifests/1792067182956183080/",
+    ],
+)
 def test_list_pages_escape_story_text(client, evil_story, path):
     response = client.get(path)
     assert response.status_code == 200
@@ -92,7 +106,9 @@ def test_list_pages_escape_story_text(client, evil_story, path):
 
 
 def test_markdown_rendering_drops_raw_html_and_bad_schemes():
-    html = str(markup.to_html('Hi <b onclick="x()">there</b> [a](javascript:void(0)) [b](vbscript:x) [c](mailto:a@b.c)'))
+    html = str(
+        markup.to_html('Hi <b onclick="x()">there</b> [a](javascript:void(0)) [b](vbscript:x) [c](mailto:a@b.c)')
+    )
     assert "<b" not in html and "&lt;b onclick" in html
     assert 'href="javascript' not in html and 'href="vbscript' not in html
     assert_clean(html)
@@ -100,7 +116,10 @@ def test_markdown_rendering_drops_raw_html_and_bad_schemes():
 
 
 def test_sanitiser_strips_what_markdown_might_let_through():
-    assert markup.sanitise('<p><a href="javascript:alert(1)" onmouseover="x">a</a><script>bad()</script></p>') == '<p><a rel="nofollow noopener">a</a></p>'
+    assert (
+        markup.sanitise('<p><a href="javascript:alert(1)" onmouseover="x">a</a><script>bad()</script></p>')
+        == '<p><a rel="nofollow noopener">a</a></p>'
+    )
 
 
 def test_markdown_to_text_keeps_words_only():

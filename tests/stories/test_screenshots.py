@@ -22,11 +22,14 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium"),
 ]
 
+
 @pytest.fixture
 def browser(async_unsafe):
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         yield b
         b.close()
 
@@ -36,7 +39,9 @@ def test_story_page_screenshot(browser, live_server, demo, name, width, height):
     page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
     page.goto(live_server.url + URL)
     assert page.title().startswith("Agent training gets practical")
-    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("Georgia"), "the stylesheet did not load"
+    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("Georgia"), (
+        "the stylesheet did not load"
+    )
     # nothing wider than the screen
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     OUT.mkdir(parents=True, exist_ok=True)

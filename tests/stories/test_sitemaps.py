@@ -24,7 +24,9 @@ def recent(demo, seed_doc):
     """The demo story (old), one published an hour ago, and a draft from today."""
     now = timezone.now()
     edition = now.strftime("%Y-%m-%dT%H")
-    fresh = make_story(seed_doc, id="910", slug="fresh-story", published_at=iso(now - dt.timedelta(hours=1)), edition=edition)
+    fresh = make_story(
+        seed_doc, id="910", slug="fresh-story", published_at=iso(now - dt.timedelta(hours=1)), edition=edition
+    )
     make_story(seed_doc, id="911", slug="draft-story", published_at=None, edition=edition)
     return fresh
 

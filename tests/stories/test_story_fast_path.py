@@ -6,8 +6,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from newsroom.infra import pagecache
-from stories import desk
 from public.views import story as views
+from stories import desk
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,9 @@ def test_an_unpublished_story_is_not_served_from_its_entry(client, url, demo):
     assert client.get(url).status_code == 404
 
 
-def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_shows(client, url, seed_doc, settings, local_entries, django_assert_num_queries):
+def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_shows(
+    client, url, seed_doc, settings, local_entries, django_assert_num_queries
+):
     settings.PAGE_LOCAL_TTL = 60
     first = client.get(url)
     client.get(url)  # read back from the cache: now kept by this process too

@@ -58,7 +58,9 @@ def test_every_rendering_has_validators_canonical_link_and_cdn_headers(client, d
     assert response["Last-Modified"].endswith("GMT")
     assert response["Link"] == '<https://hangingcontext.com/stories/2026-10-16/agent-training-stack/>; rel="canonical"'
     cache_control = response["Cache-Control"]
-    assert "public" in cache_control and "s-maxage=300" in cache_control and "stale-while-revalidate=600" in cache_control
+    assert (
+        "public" in cache_control and "s-maxage=300" in cache_control and "stale-while-revalidate=600" in cache_control
+    )
 
 
 @pytest.mark.parametrize("suffix", ["", "index.json", "index.md", "index.txt"])
@@ -68,7 +70,7 @@ def test_matching_etag_gets_304(client, demo, suffix):
     assert again.status_code == 304
     assert again.content == b""
     assert again["ETag"] == first["ETag"]
-    assert "rel=\"canonical\"" in again["Link"]
+    assert 'rel="canonical"' in again["Link"]
     assert client.get(URL + suffix, headers={"If-None-Match": '"something-else"'}).status_code == 200
 
 
@@ -113,7 +115,7 @@ def test_unpublished_story_is_not_found(client, demo, status, suffix):
     import datetime as dt
 
     Story.objects.filter(pk=demo.pk).update(
-        status=status, published_at=None, scheduled_for=dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
+        status=status, published_at=None, scheduled_for=dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
     )
     assert client.get(URL + suffix).status_code == 404
 
@@ -238,15 +240,31 @@ def test_jsonld_is_a_reportage_news_article_with_citations(client, demo, seed_do
 def test_jsonld_of_analysis_is_news_article_with_corrections(client, demo, story_doc):
     doc = story_doc(id="900", slug="analysis-piece", edition="2026-10-17T01", published_at="2026-10-17T01:00:00Z")
     doc["labels"]["trust"] = "analysis"
-    doc["images"] = [{"url": "https://example.org/chart.png", "alt": "A chart", "caption": "", "credit": "", "width": 800, "height": 600}]
-    doc["corrections"] = [{"corrected_at": "2026-10-17T05:00:00Z", "kind": "clarification", "text": "Clarified the baseline."}]
+    doc["images"] = [
+        {
+            "url": "https://example.org/chart.png",
+            "alt": "A chart",
+            "caption": "",
+            "credit": "",
+            "width": 800,
+            "height": 600,
+        }
+    ]
+    doc["corrections"] = [
+        {"corrected_at": "2026-10-17T05:00:00Z", "kind": "clarification", "text": "Clarified the baseline."}
+    ]
     desk.import_story(desk.validate(doc))
     html = client.get("/stories/2026-10-17/analysis-piece/").content.decode()
     [data] = [json.loads(t) for a, t in outline(html).scripts if a.get("type") == "application/ld+json"]
     assert data["@type"] == "NewsArticle"
     assert data["dateModified"] == "2026-10-17T05:00:00Z"
     assert data["correction"] == [
-        {"@type": "CorrectionComment", "text": "Clarified the baseline.", "datePublished": "2026-10-17T05:00:00Z", "name": "Clarification"}
+        {
+            "@type": "CorrectionComment",
+            "text": "Clarified the baseline.",
+            "datePublished": "2026-10-17T05:00:00Z",
+            "name": "Clarification",
+        }
     ]
     assert data["image"] == ["https://example.org/chart.png"]
     assert '<meta property="og:image" content="https://example.org/chart.png">' in html
@@ -268,7 +286,9 @@ def test_open_graph_and_alternate_links(client, demo):
 
 
 @pytest.mark.parametrize("suffix", ["", "index.json", "index.md", "index.txt"])
-def test_query_count_is_fixed_whatever_the_story_size(client, demo, seed_doc, suffix, django_assert_num_queries, django_assert_max_num_queries):
+def test_query_count_is_fixed_whatever_the_story_size(
+    client, demo, seed_doc, suffix, django_assert_num_queries, django_assert_max_num_queries
+):
     from django.core.cache import cache
 
     counts = []
@@ -359,9 +379,18 @@ def test_only_stories_citing_a_changed_source_are_refreshed(client, demo, seed_d
 
 @pytest.mark.parametrize(
     "url",
-    [URL, "/", "/n/artificial-intelligence/", "/editions/2026-10-16T00/", "/manifests/1792067182956183080/",
-     "/corrections/", "/search/?q=agent", "/terms/reuse/", "/stories/2026-10-16/missing/"],
-)  # fmt: skip
+    [
+        URL,
+        "/",
+        "/n/artificial-intelligence/",
+        "/editions/2026-10-16T00/",
+        "/manifests/1792067182956183080/",
+        "/corrections/",
+        "/search/?q=agent",
+        "/terms/reuse/",
+        "/stories/2026-10-16/missing/",
+    ],
+)
 def test_every_page_has_one_h1_ordered_headings_landmarks_and_unique_ids(client, demo, url):
     html = client.get(url).content.decode()
     o = outline(html)

@@ -19,7 +19,9 @@ def admin_client_(client):
 
 
 def test_key_made_in_the_admin_is_shown_once_and_works(admin_client_, partner):
-    response = admin_client_.post("/admin/syndication/apikey/add/", {"partner": partner.pk, "name": "poller", "scope": "read"})
+    response = admin_client_.post(
+        "/admin/syndication/apikey/add/", {"partner": partner.pk, "name": "poller", "scope": "read"}
+    )
     assert response.status_code == 302
     [message] = [str(m) for m in get_messages(response.wsgi_request) if "new key" in str(m)]
     plaintext = message.rsplit(" ", 1)[1]
@@ -72,7 +74,15 @@ def test_schema_is_public_and_documents_errors(client):
         "scheme": "bearer",
         "description": schema["components"]["securitySchemes"]["partnerKey"]["description"],
     }
-    assert {p["name"] for p in story_list["parameters"]} >= {"newsroom", "beat", "edition", "published_after", "updated_since", "cursor", "page_size"}
+    assert {p["name"] for p in story_list["parameters"]} >= {
+        "newsroom",
+        "beat",
+        "edition",
+        "published_after",
+        "updated_since",
+        "cursor",
+        "page_size",
+    }
 
 
 def test_schema_validates_without_warnings(tmp_path):

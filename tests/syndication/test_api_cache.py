@@ -47,7 +47,7 @@ def reference_list(body: dict) -> bytes:
 def stories(demo, make_story):
     """The demo story (cites, manifests) and bare ones, one with characters JSON treats
     specially (U+2028 is escaped by DRF's renderer, é is written as UTF-8)."""
-    make_story(headline="Line\u2028separator, paragraph\u2029separator, café, \"quoted\" \\ slash", dek="</script>")
+    make_story(headline='Line\u2028separator, paragraph\u2029separator, café, "quoted" \\ slash', dek="</script>")
     for _ in range(4):
         make_story()
     return demo
@@ -235,7 +235,11 @@ def test_a_claim_edit_shows_at_once(api, stories):
 def test_site_profile_newsroom_and_publisher_edits_show_at_once(api, stories):
     before = warm(api, "81")
     profile = SiteProfile.load()
-    profile.disclosure = {**profile.disclosure, "text": "A new disclosure."} if isinstance(profile.disclosure, dict) else "A new disclosure."
+    profile.disclosure = (
+        {**profile.disclosure, "text": "A new disclosure."}
+        if isinstance(profile.disclosure, dict)
+        else "A new disclosure."
+    )
     profile.save()
     assert listed(api, "81")["story"]["disclosure"] == profile.disclosure
     newsroom = Newsroom.objects.get(slug=before["81"]["newsroom"])
@@ -291,7 +295,9 @@ def test_a_raw_update_of_version_and_time_shows_at_once(api, stories):
     """Even one that sends no signal (a bulk import could): entries are keyed by what the
     page query reads."""
     warm(api, "81")
-    Story.objects.filter(pk="81").update(headline="Bulk-updated", version=99, updated_at=dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc))
+    Story.objects.filter(pk="81").update(
+        headline="Bulk-updated", version=99, updated_at=dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
+    )
     assert listed(api, "81")["story"]["headline"] == "Bulk-updated"
     assert api.get("/api/v1/stories/81/").json()["headline"] == "Bulk-updated"
     assert api.get("/api/v1/stories/81/ninjs").json()["version"] == "99"

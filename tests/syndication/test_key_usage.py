@@ -6,8 +6,8 @@ import io
 
 import pytest
 from django.core.management import call_command
-from django.test.utils import CaptureQueriesContext
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from syndication import keys, usage

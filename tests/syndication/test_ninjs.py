@@ -8,13 +8,47 @@ from syndication.ninjs import to_ninjs
 
 NINJS_TOP_LEVEL = {
     # The property names of ninjs 3.0's root object (iptc.org/std/ninjs/ninjs-schema_3.0.json).
-    "uri", "type", "representationType", "profile", "version", "firstCreated", "versionCreated",
-    "contentCreated", "embargoed", "pubStatus", "urgency", "copyrightHolder", "copyrightNotice",
-    "usageTerms", "edNote", "language", "descriptions", "bodies", "headlines", "people",
-    "organisations", "places", "subjects", "events", "eventDetails", "plannedCoverage", "objects",
-    "infoSources", "title", "by", "slugline", "located", "renditions", "associations", "altIds",
-    "trustIndicators", "standard", "genres", "expires", "rightsInfo",
-}  # fmt: skip
+    "uri",
+    "type",
+    "representationType",
+    "profile",
+    "version",
+    "firstCreated",
+    "versionCreated",
+    "contentCreated",
+    "embargoed",
+    "pubStatus",
+    "urgency",
+    "copyrightHolder",
+    "copyrightNotice",
+    "usageTerms",
+    "edNote",
+    "language",
+    "descriptions",
+    "bodies",
+    "headlines",
+    "people",
+    "organisations",
+    "places",
+    "subjects",
+    "events",
+    "eventDetails",
+    "plannedCoverage",
+    "objects",
+    "infoSources",
+    "title",
+    "by",
+    "slugline",
+    "located",
+    "renditions",
+    "associations",
+    "altIds",
+    "trustIndicators",
+    "standard",
+    "genres",
+    "expires",
+    "rightsInfo",
+}
 
 
 @pytest.fixture
@@ -61,10 +95,21 @@ def test_renditions_rights_genres_sources(doc):
 
 
 def test_images_become_picture_associations(doc):
-    doc["images"] = [{"url": "https://img.example/a.jpg", "alt": "A chart", "caption": "Scores", "credit": "Lab", "width": 800, "height": 600}]
+    doc["images"] = [
+        {
+            "url": "https://img.example/a.jpg",
+            "alt": "A chart",
+            "caption": "Scores",
+            "credit": "Lab",
+            "width": 800,
+            "height": 600,
+        }
+    ]
     [image] = to_ninjs(doc)["associations"]
     assert image["uri"] == "https://img.example/a.jpg" and image["type"] == "picture" and image["name"]
-    assert image["renditions"] == [{"name": "original", "href": "https://img.example/a.jpg", "width": 800, "height": 600}]
+    assert image["renditions"] == [
+        {"name": "original", "href": "https://img.example/a.jpg", "width": 800, "height": 600}
+    ]
     assert {"role": "caption", "value": "Scores"} in image["descriptions"]
 
 

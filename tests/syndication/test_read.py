@@ -73,7 +73,9 @@ def test_newsrooms_list_with_counts_and_beats(api, demo, make_story, django_asse
     assert rooms["desk-news"]["published_stories"] == 0
 
 
-def test_editions_list_only_editions_with_published_stories_newest_first(api, make_story, django_assert_max_num_queries):
+def test_editions_list_only_editions_with_published_stories_newest_first(
+    api, make_story, django_assert_max_num_queries
+):
     from tests.factories import EditionFactory
 
     make_story(edition=EditionFactory(id="2026-10-16T00"))

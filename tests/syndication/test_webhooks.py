@@ -63,11 +63,10 @@ def test_correction_queues_one_delivery_per_subscribed_active_endpoint(partner, 
 
 def test_outbox_row_rolls_back_with_the_event(make_story, endpoint):
     story = make_story()
-    with pytest.raises(RuntimeError):
-        with transaction.atomic():
-            actions.unpublish_story(story=story)
-            assert WebhookDelivery.objects.count() == 1
-            raise RuntimeError("the action's transaction fails after the signal")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        actions.unpublish_story(story=story)
+        assert WebhookDelivery.objects.count() == 1
+        raise RuntimeError("the action's transaction fails after the signal")
     assert WebhookDelivery.objects.count() == 0
 
 

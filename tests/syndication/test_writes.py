@@ -13,7 +13,11 @@ from syndication.models import WebhookDelivery, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
-RUBRIC_PASS = {"passed": True, "score": 1.0, "criteria": [{"name": "manifests_exist", "passed": True, "score": 1.0, "findings": []}]}
+RUBRIC_PASS = {
+    "passed": True,
+    "score": 1.0,
+    "criteria": [{"name": "manifests_exist", "passed": True, "score": 1.0, "findings": []}],
+}
 RUBRIC_FAIL = {
     "passed": False,
     "score": 0.5,
@@ -64,7 +68,9 @@ def submission(story_doc, **overrides):
 # --------------------------------------------------------------------------- submissions
 
 
-def test_submission_stored_as_draft_with_rubric(writer_api, story_doc, stub_checks, manifests_loaded, django_assert_max_num_queries):
+def test_submission_stored_as_draft_with_rubric(
+    writer_api, story_doc, stub_checks, manifests_loaded, django_assert_max_num_queries
+):
     stub_checks(RUBRIC_FAIL)
     # Nearly all of it is stories.desk.import_story writing the seed's sections and cites (71 today).
     with django_assert_max_num_queries(80):
@@ -78,7 +84,9 @@ def test_submission_stored_as_draft_with_rubric(writer_api, story_doc, stub_chec
     assert story.audit_entries.filter(action="submission").exists()
 
 
-def test_passing_submission_waits_for_an_editor_without_auto_publish(writer_api, story_doc, stub_checks, manifests_loaded):
+def test_passing_submission_waits_for_an_editor_without_auto_publish(
+    writer_api, story_doc, stub_checks, manifests_loaded
+):
     stub_checks(RUBRIC_PASS)
     body = writer_api.post("/api/v1/submissions/", submission(story_doc), format="json").json()
     assert body["status"] == "draft"
@@ -98,7 +106,9 @@ def test_passing_submission_is_published_when_the_newsroom_auto_publishes(
     assert WebhookDelivery.objects.get().event == "story.published"
 
 
-def test_submission_stays_a_draft_when_the_publish_recheck_fails(writer_api, story_doc, stub_checks, manifests_loaded, monkeypatch):
+def test_submission_stays_a_draft_when_the_publish_recheck_fails(
+    writer_api, story_doc, stub_checks, manifests_loaded, monkeypatch
+):
     stub_checks(RUBRIC_PASS)
     import stories.checks
 
@@ -106,7 +116,9 @@ def test_submission_stays_a_draft_when_the_publish_recheck_fails(writer_api, sto
 
     def flaky(story):
         rubric = next(verdicts)
-        return CheckResult.objects.create(story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric)
+        return CheckResult.objects.create(
+            story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
+        )
 
     monkeypatch.setattr(stories.checks, "check_and_record", flaky)
     Newsroom.objects.create(slug="artificial-intelligence", title="Artificial Intelligence", auto_publish=True)
@@ -116,7 +128,9 @@ def test_submission_stays_a_draft_when_the_publish_recheck_fails(writer_api, sto
     assert Story.objects.get(pk=response.json()["id"]).status == "draft"
 
 
-def test_failing_submission_is_not_published_even_with_auto_publish(writer_api, story_doc, stub_checks, manifests_loaded):
+def test_failing_submission_is_not_published_even_with_auto_publish(
+    writer_api, story_doc, stub_checks, manifests_loaded
+):
     stub_checks(RUBRIC_FAIL)
     Newsroom.objects.create(slug="artificial-intelligence", title="Artificial Intelligence", auto_publish=True)
     body = writer_api.post("/api/v1/submissions/", submission(story_doc), format="json").json()
@@ -144,7 +158,10 @@ def test_submission_may_not_overwrite_a_published_story(writer_api, story_doc, d
     [
         (lambda d: d.pop("headline"), "headline"),
         (lambda d: d.update(edition="2026-10-16"), "edition"),
-        (lambda d: d["sections"][0]["paragraphs"][0]["cites"][0].update(manifest_id=1792067182956183080), "sections[0].paragraphs[0].cites[0].manifest_id"),
+        (
+            lambda d: d["sections"][0]["paragraphs"][0]["cites"][0].update(manifest_id=1792067182956183080),
+            "sections[0].paragraphs[0].cites[0].manifest_id",
+        ),
     ],
 )
 def test_invalid_submission_is_400_with_the_json_path(writer_api, story_doc, change, path):
@@ -206,7 +223,9 @@ def test_invalid_manifests_document_is_400_and_nothing_is_stored(writer_api, see
 
 
 @pytest.mark.parametrize("who", ["read", "writer", "staff"])
-def test_checks_endpoint_returns_the_rubric_and_saves_nothing(who, read_key, writer_key, story_doc, stub_checks, django_assert_max_num_queries):
+def test_checks_endpoint_returns_the_rubric_and_saves_nothing(
+    who, read_key, writer_key, story_doc, stub_checks, django_assert_max_num_queries
+):
     from rest_framework.test import APIClient
 
     from tests.factories import UserFactory

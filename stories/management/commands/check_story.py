@@ -14,7 +14,9 @@ from stories.checks import run_checks
 
 
 class Command(BaseCommand):
-    help = "Run the publish checks on a desk/1 file (nothing is saved). Exit 0 passed, 1 not passed, 2 not a valid story."
+    help = (
+        "Run the publish checks on a desk/1 file (nothing is saved). Exit 0 passed, 1 not passed, 2 not a valid story."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("file", metavar="FILE")
@@ -52,7 +54,10 @@ def format_table(rubric: dict) -> str:
         counts = {}
         for f in c["findings"]:
             counts[f["severity"]] = counts.get(f["severity"], 0) + 1
-        summary = ", ".join(f"{n} {sev}" for sev, n in sorted(counts.items(), key=lambda kv: SEVERITY_ORDER.get(kv[0], 9))) or "-"
+        summary = (
+            ", ".join(f"{n} {sev}" for sev, n in sorted(counts.items(), key=lambda kv: SEVERITY_ORDER.get(kv[0], 9)))
+            or "-"
+        )
         lines.append(f"{c['name']:<22}{'pass' if c['passed'] else 'FAIL':<8}{c['score']:>6.2f}  {summary}")
     lines += ["-" * 48, f"{'overall':<22}{'PASSED' if rubric['passed'] else 'FAILED':<8}{rubric['score']:>6.2f}"]
     findings = [(c["name"], f) for c in rubric["criteria"] for f in c["findings"]]

@@ -25,7 +25,10 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"no story with id {', '.join(missing)}")
         profile = SiteProfile.load()
-        lines = (desk.dumps(desk.export_story(story, profile=profile), pretty=False) + "\n" for story in stories.iterator(chunk_size=200))
+        lines = (
+            desk.dumps(desk.export_story(story, profile=profile), pretty=False) + "\n"
+            for story in stories.iterator(chunk_size=200)
+        )
         if not out:
             for line in lines:
                 self.stdout.write(line, ending="")

@@ -25,11 +25,8 @@ MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000
 ROW_BASE = 100_000_000  # explicit ids for sections, paragraphs, cites and cite claims
 CLAIMS_PER_CITE = 3
 STORIES_PER_EDITION = 40
-LAST_EDITION = dt.datetime(2026, 10, 15, 23, tzinfo=dt.timezone.utc)  # the hour before the seed's edition
-WORDS = (
-    "agents models training data evaluation compute policy research release benchmark open weights "
-    "safety inference tools reasoning memory latency chips energy regulation market partners"
-).split()
+LAST_EDITION = dt.datetime(2026, 10, 15, 23, tzinfo=dt.UTC)  # the hour before the seed's edition
+WORDS = ["agents", "models", "training", "data", "evaluation", "compute", "policy", "research", "release", "benchmark", "open", "weights", "safety", "inference", "tools", "reasoning", "memory", "latency", "chips", "energy", "regulation", "market", "partners"]
 
 
 def _text(i: int, n: int) -> str:
@@ -56,13 +53,14 @@ class Command(BaseCommand):
             raise CommandError("generated data is already there (drop the database to start again)")
         call_command("loaddemo", stdout=open("/dev/null", "w"))
         self.t0 = time.perf_counter()
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cur = cursor.connection.cursor()  # the psycopg 3 cursor, for copy()
-                self._sources(cur, manifests, claims)
-                self._stories(cur, stories, manifests, claims // manifests)
-                for table in ("stories_section", "stories_paragraph", "stories_cite", "stories_citeclaim"):
-                    cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+        with transaction.atomic(), connection.cursor() as cursor:
+            cur = cursor.connection.cursor()  # the psycopg 3 cursor, for copy()
+            self._sources(cur, manifests, claims)
+            self._stories(cur, stories, manifests, claims // manifests)
+            for table in ("stories_section", "stories_paragraph", "stories_cite", "stories_citeclaim"):
+                cur.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
+                )
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         self._say(f"done: {stories} stories, {manifests} manifests, {claims} claims")
@@ -75,16 +73,38 @@ class Command(BaseCommand):
         from manifests.models import Publisher
 
         publishers = [Publisher.objects.get_or_create(name=f"scale-publisher-{i}")[0].pk for i in range(50)]
-        now = dt.datetime.now(dt.timezone.utc)
-        with cur.copy("COPY manifests_manifest (id, title, source_url, published_date, updated_at, publisher_id) FROM STDIN") as copy:
+        now = dt.datetime.now(dt.UTC)
+        with cur.copy(
+            "COPY manifests_manifest (id, title, source_url, published_date, updated_at, publisher_id) FROM STDIN"
+        ) as copy:
             for i in range(manifests):
                 published = dt.date(2026, 10, 15) - dt.timedelta(days=i % 1000)
-                copy.write_row((str(MANIFEST_BASE + i), _text(i, 8), f"https://example.org/m/{i}", published, now, publishers[i % 50]))
+                copy.write_row(
+                    (
+                        str(MANIFEST_BASE + i),
+                        _text(i, 8),
+                        f"https://example.org/m/{i}",
+                        published,
+                        now,
+                        publishers[i % 50],
+                    )
+                )
         self._say(f"{manifests} manifests")
         per = claims // manifests
-        with cur.copy("COPY manifests_claim (id, position, text, has_text, self_reported, manifest_id) FROM STDIN") as copy:
+        with cur.copy(
+            "COPY manifests_claim (id, position, text, has_text, self_reported, manifest_id) FROM STDIN"
+        ) as copy:
             for i in range(claims):
-                copy.write_row((str(CLAIM_BASE + i), i % per, _text(i, 16), True, bool(i % 2), str(MANIFEST_BASE + min(i // per, manifests - 1))))
+                copy.write_row(
+                    (
+                        str(CLAIM_BASE + i),
+                        i % per,
+                        _text(i, 16),
+                        True,
+                        bool(i % 2),
+                        str(MANIFEST_BASE + min(i // per, manifests - 1)),
+                    )
+                )
         self._say(f"{claims} claims")
 
     def _stories(self, cur, stories: int, manifests: int, claims_per_manifest: int) -> None:
@@ -97,7 +117,7 @@ class Command(BaseCommand):
             [Edition(id=s.strftime("%Y-%m-%dT%H"), starts_at=s) for s in starts], ignore_conflicts=True, batch_size=5000
         )
         self._say(f"{hours} editions")
-        now = dt.datetime.now(dt.timezone.utc)
+        now = dt.datetime.now(dt.UTC)
         columns = (
             "id, slug, edition_date, audience, angle, headline, dek, trust, status, published_at, unresolved,"
             " decision_card, writer_agent, writer_run_id, version, created_at, updated_at, edition_id, newsroom_id"
@@ -106,17 +126,52 @@ class Command(BaseCommand):
             for i in range(stories):
                 start = starts[i // STORIES_PER_EDITION]
                 published = start + dt.timedelta(seconds=i % STORIES_PER_EDITION * 60)
-                copy.write_row((
-                    str(STORY_BASE + i), f"scale-{i}", start.date(), "", "", _text(i, 10), _text(i + 1, 20), "reported",
-                    "published", published, "[]", "{}", "scale", "", 1, published, published, start.strftime("%Y-%m-%dT%H"), newsroom.pk,
-                ))  # fmt: skip
+                copy.write_row(
+                    (
+                        str(STORY_BASE + i),
+                        f"scale-{i}",
+                        start.date(),
+                        "",
+                        "",
+                        _text(i, 10),
+                        _text(i + 1, 20),
+                        "reported",
+                        "published",
+                        published,
+                        "[]",
+                        "{}",
+                        "scale",
+                        "",
+                        1,
+                        published,
+                        published,
+                        start.strftime("%Y-%m-%dT%H"),
+                        newsroom.pk,
+                    )
+                )
         self._say(f"{stories} stories")
         for table, columns, rows in (
-            ("stories_section", "id, position, heading, story_id", ((ROW_BASE + i, 0, "Section", str(STORY_BASE + i)) for i in range(stories))),
-            ("stories_paragraph", "id, position, markdown, section_id", ((ROW_BASE + i, 0, _text(i, 60), ROW_BASE + i) for i in range(stories))),
-            ("stories_cite", "id, position, manifest_id, paragraph_id", ((ROW_BASE + i, 0, str(MANIFEST_BASE + i % manifests), ROW_BASE + i) for i in range(stories))),
-            ("stories_citeclaim", "id, position, cite_id, claim_id", self._cite_claims(stories, manifests, claims_per_manifest)),
-        ):  # fmt: skip
+            (
+                "stories_section",
+                "id, position, heading, story_id",
+                ((ROW_BASE + i, 0, "Section", str(STORY_BASE + i)) for i in range(stories)),
+            ),
+            (
+                "stories_paragraph",
+                "id, position, markdown, section_id",
+                ((ROW_BASE + i, 0, _text(i, 60), ROW_BASE + i) for i in range(stories)),
+            ),
+            (
+                "stories_cite",
+                "id, position, manifest_id, paragraph_id",
+                ((ROW_BASE + i, 0, str(MANIFEST_BASE + i % manifests), ROW_BASE + i) for i in range(stories)),
+            ),
+            (
+                "stories_citeclaim",
+                "id, position, cite_id, claim_id",
+                self._cite_claims(stories, manifests, claims_per_manifest),
+            ),
+        ):
             with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
@@ -128,4 +183,9 @@ class Command(BaseCommand):
         for i in range(stories):
             first = (i % manifests) * claims_per_manifest
             for j in range(CLAIMS_PER_CITE):
-                yield (ROW_BASE * 4 + i * CLAIMS_PER_CITE + j, j, ROW_BASE + i, str(CLAIM_BASE + first + (i + j) % claims_per_manifest))
+                yield (
+                    ROW_BASE * 4 + i * CLAIMS_PER_CITE + j,
+                    j,
+                    ROW_BASE + i,
+                    str(CLAIM_BASE + first + (i + j) % claims_per_manifest),
+                )

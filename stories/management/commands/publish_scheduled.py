@@ -14,7 +14,9 @@ class Command(BaseCommand):
     )
 
     def handle(self, **options):
-        due = Story.objects.filter(status=Story.Status.SCHEDULED, scheduled_for__lte=timezone.now()).order_by("scheduled_for", "id")
+        due = Story.objects.filter(status=Story.Status.SCHEDULED, scheduled_for__lte=timezone.now()).order_by(
+            "scheduled_for", "id"
+        )
         published = failed = 0
         for story in due:
             try:
@@ -22,7 +24,9 @@ class Command(BaseCommand):
             except actions.ChecksFailed as exc:
                 failed += 1
                 # Back to draft, so that it is not retried every minute and an editor sees why.
-                actions.cancel_schedule(story=story, reason=f"checks failed at the scheduled time (score {exc.result.score:.2f})")
+                actions.cancel_schedule(
+                    story=story, reason=f"checks failed at the scheduled time (score {exc.result.score:.2f})"
+                )
                 self.stderr.write(f"{story.pk}: not published, {exc}")
             except actions.ActionError as exc:
                 failed += 1
