@@ -16,9 +16,9 @@ Every value can be changed from the environment without editing this file:
   per 10,000 requests). The jitter is half the limit because the kernel spreads requests
   evenly over the workers: with the old 2000 + 200, all five reached their limit within a
   few seconds of each other and the site stopped answering while five new workers booted
-  (docs/benchmarks.md, "Load (issue 8)").
+  (docs/benchmarks.md, "Load: wrk against the story page and the API").
 - Each new worker is warmed (``post_worker_init``: URLconf, cache backend, templates; see
-  ``newsroom/warmup.py``) before it accepts, so its first request is not a cold one.
+  ``newsroom/infra/warmup.py``) before it accepts, so its first request is not a cold one.
 - Logs: access and error log to stdout/stderr as JSON lines (``newsroom.infra.logging``), each
   access line with the response's ``X-Request-ID``. Request headers (``Authorization``) are
   never written.

@@ -2,7 +2,7 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_pages .venv/bin/python bench/api_stories.py [N]
 
-Each story is the demo seed (run `manage.py loaddemo` first) with its own id, slug and
+Each story is the demo story (run `manage.py loaddemo` first) with its own id, slug and
 publication time, imported through `desk.import_story` like any desk/1 document. Stories
 already there are kept, so running it twice adds nothing.
 """
@@ -27,14 +27,14 @@ from stories.models import Story  # noqa: E402
 
 
 def main(n: int) -> None:
-    seed = json.loads((ROOT / "demo" / "agent-training-stack.json").read_text(encoding="utf-8"))
-    published = dt.datetime.fromisoformat(seed["published_at"].replace("Z", "+00:00"))
+    demo = json.loads((ROOT / "demo" / "agent-training-stack.json").read_text(encoding="utf-8"))
+    published = dt.datetime.fromisoformat(demo["published_at"].replace("Z", "+00:00"))
     for i in range(1, n):
         sid = str(1792400000000000000 + i)
         if Story.objects.filter(id=sid).exists():
             continue
-        doc = copy.deepcopy(seed)
-        doc.update(id=sid, slug=f"{seed['slug']}-{i}", related=[], headline=f"{seed['headline']} ({i})")
+        doc = copy.deepcopy(demo)
+        doc.update(id=sid, slug=f"{demo['slug']}-{i}", related=[], headline=f"{demo['headline']} ({i})")
         doc["published_at"] = (published - dt.timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
         desk.import_story(desk.validate(doc))
     print(Story.objects.published().count(), "published stories")

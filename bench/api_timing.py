@@ -1,4 +1,4 @@
-"""In-process timing of the partner API's story endpoints (issue 7): the list (50 stories),
+"""In-process timing of the partner API's story endpoints: the list (50 stories),
 a story's desk/1 document and its ninjs, through Django's test client with a partner key.
 
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_api   # filled by bench/api_stories.py 50

@@ -1,8 +1,8 @@
 """Benchmark the publish checks at scale (PostgreSQL).
 
 Builds 100,000 manifests with 1,000,000 claims and 10,000 published stories (with their
-fingerprints) inside the seed story's repeat window, all in the seed's newsroom (the worst
-case: every one is a candidate), then checks the seed story 50 times and reports the median
+fingerprints) inside the demo story's repeat window, all in the demo story's newsroom (the worst
+case: every one is a candidate), then checks the demo story 50 times and reports the median
 and 95th percentile.
 
     psql -h 127.0.0.1 -U postgres -c 'create database bench_checks'
@@ -45,10 +45,10 @@ from stories.models import CheckResult, Story, StoryFingerprint  # noqa: E402
 
 MANIFESTS, CLAIMS_PER_MANIFEST, STORIES, CLAIMS_PER_STORY = 100_000, 10, 10_000, 30
 RUNS = 50
-SEED_EDITION = dt.datetime(2026, 10, 16, 0, tzinfo=dt.UTC)
+DEMO_EDITION = dt.datetime(2026, 10, 16, 0, tzinfo=dt.UTC)
 MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000_000_000_000, 1_500_000_000_000_000_000
 ROW_BASE = 10_000_000  # explicit ids for the stories' sections, paragraphs and cites
-SEED_MANIFESTS = ["1792067182956183080", "1792043738156041460", "1792066118701135431", "1792095901600389209"]
+DEMO_MANIFESTS = ["1792067182956183080", "1792043738156041460", "1792066118701135431", "1792095901600389209"]
 
 
 def vocabulary(rng: random.Random, n: int = 6000) -> list[str]:
@@ -103,21 +103,21 @@ def build(rng: random.Random) -> None:
         newsroom = Newsroom.objects.get(slug="artificial-intelligence")
         hours = settings.CHECKS_REPEAT_WINDOW_HOURS
         editions = [
-            Edition.objects.get_or_create_for((SEED_EDITION - dt.timedelta(hours=h)).strftime("%Y-%m-%dT%H"))[0]
+            Edition.objects.get_or_create_for((DEMO_EDITION - dt.timedelta(hours=h)).strftime("%Y-%m-%dT%H"))[0]
             for h in range(hours + 1)
         ]
-        seed_claims = list(Claim.objects.filter(manifest_id__in=SEED_MANIFESTS).values_list("id", flat=True))
+        demo_claims = list(Claim.objects.filter(manifest_id__in=DEMO_MANIFESTS).values_list("id", flat=True))
         rows, prints, sections, paragraphs, cites, cite_claims = [], [], [], [], [], []
         for i in range(STORIES):
             edition = editions[i % len(editions)]
             sid = str(STORY_BASE + i)
             text = " ".join(sentence(rng, vocab, rng.randint(12, 30)) for _ in range(30))
-            cited = []  # three cites of ten claims of three manifests; every 100th story shares seed claims
+            cited = []  # three cites of ten claims of three manifests; every 100th story shares the demo story's claims
             for k in range(CLAIMS_PER_STORY // 10):
                 m = rng.randrange(MANIFESTS)
                 ids = [str(CLAIM_BASE + m * CLAIMS_PER_MANIFEST + j) for j in range(10)]
                 if i % 100 == 0 and k == 0:
-                    ids[:3] = rng.sample(seed_claims, 3)
+                    ids[:3] = rng.sample(demo_claims, 3)
                 cite_id = ROW_BASE + i * 3 + k
                 cites.append((cite_id, k, str(MANIFEST_BASE + m), ROW_BASE + i))
                 cite_claims += [(cite_id * 10 + j, j, cite_id, cid) for j, cid in enumerate(ids)]
@@ -231,7 +231,7 @@ def main() -> None:
     rubric = run_checks(doc, exclude_story_id=story.pk)
     with CaptureQueriesContext(connection) as queries:
         run_checks(doc, exclude_story_id=story.pk)
-    print(f"seed: passed={rubric['passed']} score={rubric['score']}; {len(queries)} queries per check")
+    print(f"demo story: passed={rubric['passed']} score={rubric['score']}; {len(queries)} queries per check")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     timed(lambda: run_checks(doc, exclude_story_id=story.pk), 5)  # warm caches
     checks = timed(lambda: run_checks(doc, exclude_story_id=story.pk), args.runs)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI step for issue 8 (run by .ci/run after the test suites): "Load" and "Faults".
+# CI step (run by .ci/run after the test suites): the load run, then the fault run.
 #
 #   bench/ci_load.sh            # both parts
 #   CI_LOAD_FAULT=0 bench/ci_load.sh   # the load part only (no PostgreSQL restart)
@@ -45,7 +45,7 @@ ensure_postgres() {
 }
 trap ensure_postgres EXIT
 
-echo "== load (issue 8): setting up $DB_NAME, cache $CACHE; $(date -u +%T), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load: setting up $DB_NAME, cache $CACHE; $(date -u +%T), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 export DEBUG=0 SECURE_SSL_REDIRECT=0 ALLOWED_HOSTS="127.0.0.1,localhost"
 SECRET_KEY="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')"
 export SECRET_KEY
@@ -85,5 +85,5 @@ if [[ "${CI_LOAD_FAULT:-1}" == 1 ]]; then
     ensure_postgres || fault_status=1
     echo "== faults: $([[ $fault_status == 0 ]] && echo passed || echo FAILED)"
 fi
-echo "== issue 8 step: $((SECONDS - started)) s"
+echo "== load and faults: $((SECONDS - started)) s"
 (( load_status == 0 && fault_status == 0 ))

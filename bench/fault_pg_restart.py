@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fault: PostgreSQL restarted while the site is under load (issue 8, docs/reliability.md).
+"""Fault: PostgreSQL restarted while the site is under load (docs/reliability.md).
 
 Starts gunicorn (gunicorn.conf.py, DEBUG=0, persistent database connections) on 127.0.0.1,
 drives requests at the story page, a newsroom page and a feed from a pool of threads for

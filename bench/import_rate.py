@@ -1,13 +1,13 @@
-"""import_stories on a real database: wall rate, and the CPU of both ends (issue 7).
+"""import_stories on a real database: wall rate, and the CPU of both ends.
 
     DEBUG=1 DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_import_fast \\
         /usr/bin/time -v .venv/bin/python bench/import_rate.py --write 10000 --first 1000 /tmp/import-10000.jsonl
 
 ``--write N`` first writes N generated stories to the file (``bench/import_stories.py``'s
-``write_stories``: the seed with its own ids and slugs, or with ``--shape small`` the shape
+``write_stories``: the demo story with its own ids and slugs, or with ``--shape small`` the shape
 ``generate_scale_data`` makes; ``--first`` offsets them so that several files can go into
 one database). Then the file is imported into ``DATABASE_URL``
-(the database itself, not a test copy: migrate it and import the seed's manifests first),
+(the database itself, not a test copy: migrate it and import the demo story's manifests first),
 and one line reports the wall time and rate, this process's CPU, and the CPU of the
 PostgreSQL backend serving it (from /proc: the server must run on this machine). On a busy
 machine the wall rate mostly measures the wait for a core; the CPU figures do not.
@@ -45,9 +45,9 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument(
         "--shape",
-        choices=["seed", "small"],
-        default="seed",
-        help="seed: copies of the demo story (8 paragraphs, 5 key facts); small: the shape generate_scale_data makes",
+        choices=["demo", "small"],
+        default="demo",
+        help="demo: copies of the demo story (8 paragraphs, 5 key facts); small: the shape generate_scale_data makes",
     )
     args = parser.parse_args()
     if args.write:

@@ -3,7 +3,7 @@
     DEBUG=1 .venv/bin/python bench/import_stories.py [N ...]
 
 Runs in a throwaway test database (SQLite in memory by default; set DATABASE_URL and
-TEST_DATABASE_NAME for PostgreSQL). Each story is the seed with its own id and slug, one
+TEST_DATABASE_NAME for PostgreSQL). Each story is the demo story with its own id and slug, one
 .jsonl line each. Results go into docs/benchmarks.md by hand.
 """
 
@@ -28,20 +28,20 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 
-def small_story(seed: dict) -> dict:
+def small_story(demo: dict) -> dict:
     """The shape ``generate_scale_data`` makes: one section with one cited paragraph, one
-    key fact; no images or corrections (about a tenth of the seed's size)."""
-    section = dict(seed["sections"][0], paragraphs=seed["sections"][0]["paragraphs"][:1])
-    return dict(seed, sections=[section], key_facts=seed["key_facts"][:1], images=[], corrections=[])
+    key fact; no images or corrections (about a tenth of the demo story's size)."""
+    section = dict(demo["sections"][0], paragraphs=demo["sections"][0]["paragraphs"][:1])
+    return dict(demo, sections=[section], key_facts=demo["key_facts"][:1], images=[], corrections=[])
 
 
-def write_stories(path: Path, n: int, *, first: int = 0, shape: str = "seed") -> None:
-    seed = json.loads((ROOT / "demo" / "agent-training-stack.json").read_text(encoding="utf-8"))
+def write_stories(path: Path, n: int, *, first: int = 0, shape: str = "demo") -> None:
+    demo = json.loads((ROOT / "demo" / "agent-training-stack.json").read_text(encoding="utf-8"))
     if shape == "small":
-        seed = small_story(seed)
+        demo = small_story(demo)
     with path.open("w", encoding="utf-8") as fh:
         for i in range(first, first + n):
-            doc = dict(seed, id=str(1792300000000000000 + i), slug=f"bench-{i}", related=[])
+            doc = dict(demo, id=str(1792300000000000000 + i), slug=f"bench-{i}", related=[])
             doc["edition"] = f"2026-10-{16 + i % 10:02d}T{i % 24:02d}"
             fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
 

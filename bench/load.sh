@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8 "Load": wrk for WRK_DURATION (60s) with WRK_CONNECTIONS (64) against each SPEC, on
+# The load run: wrk for WRK_DURATION (60s) with WRK_CONNECTIONS (64) against each SPEC, on
 # the benchmark server (bench/server.sh), after a WRK_WARMUP (5s) run; prints wrk's summary
 # and the errors it counted.
 #

@@ -1,4 +1,4 @@
-"""Time the pages issue 7's scale target names, in-process (Django test client), cache cold
+"""Time the pages the scale target names (story, newsroom, API first and deep page), in-process (Django test client), cache cold
 (every request renders) and with a partner key, on whatever database DATABASE_URL names:
 
     CACHE_URL=dummycache:// DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale \\

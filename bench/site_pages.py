@@ -30,11 +30,11 @@ from stories import desk  # noqa: E402
 from stories.models import Story  # noqa: E402
 
 
-def make(seed, n, slug, sid):
+def make(demo, n, slug, sid):
     if Story.objects.filter(id=sid).exists():
         return
-    doc = copy.deepcopy(seed)
-    base = seed["sections"][0]["paragraphs"]
+    doc = copy.deepcopy(demo)
+    base = demo["sections"][0]["paragraphs"]
     doc["sections"] = [
         {"heading": f"Part {i}", "paragraphs": [copy.deepcopy(base[j % 2]) for j in range(10)]}
         for i in range(n // 10 or 1)
@@ -60,8 +60,8 @@ def timed(client, url, runs, clear):
 def main():
     call_command("migrate", verbosity=0)
     call_command("loaddemo", stdout=open(os.devnull, "w"))
-    seed = desk.export_story(Story.objects.with_everything().get(id="81"))
-    make(seed, 100, "hundred-paragraphs", "8100")
+    demo = desk.export_story(Story.objects.with_everything().get(id="81"))
+    make(demo, 100, "hundred-paragraphs", "8100")
     client = Client()
     urls = [
         "/stories/2026-10-16/agent-training-stack/",

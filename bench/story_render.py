@@ -1,5 +1,5 @@
 """The story page's cold rendering in-process, whole and by phase: median wall and process
-CPU milliseconds, and the query count (issue 7, "time per render").
+CPU milliseconds, and the query count ("time per render" in docs/benchmarks.md).
 
     DEBUG=0 SECRET_KEY=x SECURE_SSL_REDIRECT=0 CACHE_URL=dummycache:// \\
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_pages .venv/bin/python bench/story_render.py [--runs 30] [--root DIR]
@@ -46,8 +46,8 @@ def load(pk):
 
 
 def main():
-    seed = Story.objects.get(id="81")
-    url = seed.get_absolute_url()
+    demo = Story.objects.get(id="81")
+    url = demo.get_absolute_url()
     client, request = Client(HTTP_HOST="127.0.0.1"), RequestFactory().get(url)
     names = ("whole request", "load the story", "export_story", "story_context", "template")
     wall, cpu = {n: [] for n in names}, {n: [] for n in names}
@@ -65,7 +65,7 @@ def main():
         with CaptureQueriesContext(connection) as ctx:
             response = timed("whole request", lambda: client.get(url), keep)
         profile = SiteProfile.load()
-        story = timed("load the story", lambda: load(seed.pk), keep)
+        story = timed("load the story", lambda: load(demo.pk), keep)
         d = timed("export_story", lambda: desk.export_story(story, profile=profile), keep)
         context = timed("story_context", lambda: presenters.story_context(story, d), keep)
         timed("template", lambda: render_to_string("public/story_detail.html", context, request=request), keep)

@@ -6,7 +6,7 @@
 # Starts the benchmark server (bench/server.sh) with worker recycling off
 # (GUNICORN_MAX_REQUESTS=0), sends the PATHs round robin (bench/mixed.lua) in chunks of
 # WRK_DURATION [10s] until BENCH_REQUESTS [100000] requests have been served, and prints each
-# worker's resident memory after every chunk. Issue 7's target: every worker under 150 MB,
+# worker's resident memory after every chunk. The target: every worker under 150 MB,
 # and flat after the first chunks.
 set -euo pipefail
 

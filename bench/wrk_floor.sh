@@ -83,7 +83,7 @@ for spec in "$@"; do
     echo "| \`$label\` | $status | $bytes | $page_rps | $floor_rps | $ratio | $page_latency |"
 done
 
-# Resident memory of each worker after the run (issue 7: under 150 MB, no growth). Run with
+# Resident memory of each worker after the run (the target: under 150 MB, no growth). Run with
 # GUNICORN_MAX_REQUESTS=0 to measure without worker recycling.
 echo
 echo "worker RSS after the run (MB): $(worker_rss)"

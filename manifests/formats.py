@@ -166,5 +166,5 @@ def export_manifests_document(manifests=None) -> dict:
 
 
 def dumps(document: dict) -> str:
-    """manifests/1 JSON as the seed has it: two-space indent, UTF-8 characters unescaped."""
+    """manifests/1 JSON as the demo's manifests file has it: two-space indent, UTF-8 characters unescaped."""
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

@@ -1,4 +1,4 @@
-"""The site-level texts of desk/1, as the seed story has them.
+"""The site-level texts of desk/1, as the reference story has them.
 
 They are the defaults of the site profile (``newsroom.models.SiteProfile``); a deployment
 edits them in the admin. ``{site_url}`` is replaced by ``settings.SITE_URL``.

@@ -1,6 +1,6 @@
 """A JSON field that keeps key order on every database.
 
-PostgreSQL's jsonb sorts object keys, and desk/1 output has a fixed key order (the seed's),
+PostgreSQL's jsonb sorts object keys, and desk/1 output has a fixed key order (the reference story's),
 so documents whose order matters are kept as JSON text instead.
 """
 

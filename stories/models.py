@@ -16,7 +16,7 @@ SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
 def new_story_id() -> str:
-    """A 19-digit string id, time-ordered like the seed's manifest ids (ms clock + random bits)."""
+    """A 19-digit string id, time-ordered like the demo story's manifest ids (ms clock + random bits)."""
     return str((int(time.time() * 1000) << 22) | secrets.randbits(22))
 
 

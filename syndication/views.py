@@ -267,8 +267,7 @@ def _validated_story(data) -> dict:
 
 
 def _run_checks(doc: dict, **kwargs) -> dict:
-    # Imported here: the checks live in stories.checks (their own issue), and only these
-    # endpoints need them.
+    # Imported here: the checks live in stories.checks, and only these endpoints need them.
     from stories.checks import run_checks
 
     return run_checks(doc, **kwargs)
@@ -318,7 +317,7 @@ class SubmissionView(WriteView):
                 story = desk.import_story(doc, action="submission").story
             except FormatError as exc:
                 raise InvalidDocument.of(exc) from None
-            from stories.checks import check_and_record  # the checks issue's module, see _run_checks
+            from stories.checks import check_and_record  # imported when used, see _run_checks
 
             result = check_and_record(story)
             if result.passed and story.newsroom.auto_publish:

@@ -5,7 +5,7 @@ backend (and with it the Redis client, ~0.5 s), the URL configuration (every vie
 and DRF, ~0.5 s), each template on its first render. A new gunicorn worker -- at start-up
 and after every recycle (``max_requests``) -- therefore spent about 1 s on its first request
 (3-4 s on a busy 2-core machine) while requests queued behind it; see docs/benchmarks.md,
-"Load (issue 8)". ``warm()`` pays that once, before the worker accepts.
+"Load: wrk against the story page and the API". ``warm()`` pays that once, before the worker accepts.
 
 It touches neither the database nor the network, so a worker still boots while PostgreSQL
 or Redis is down (the 503 path of ``DatabaseUnavailableMiddleware`` is unchanged).

@@ -2,11 +2,11 @@
 
 - ``parse(text)`` / ``validate(data)``: a JSON document to a validated desk/1 dict, or a
   ``DeskError`` naming the JSON path of the first problem.
-- ``render(stored, ...)``: the stored fields plus every derived field, in the seed's key order.
+- ``render(stored, ...)``: the stored fields plus every derived field, in the reference story's key order.
 - ``export_story(story)``: a loaded ``Story`` as a desk/1 dict.
 - ``import_story(data)``: upsert a validated document into the database, atomically.
 
-See ``shared/spec/desk-1.md`` (copied to ``docs/desk-1.md``) for each field.
+See ``docs/desk-1.md`` for each field.
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def render(
     newsroom_title: str,
     profile: SiteProfile,
 ) -> dict:
-    """The full desk/1 document, in the seed's key order, from the stored fields ``doc``."""
+    """The full desk/1 document, in the reference story's key order, from the stored fields ``doc``."""
     url = story_url(doc["edition"], doc["slug"])
     cited = cited_manifest_ids(doc)
     known = [manifests[mid] for mid in cited if mid in manifests]
@@ -461,7 +461,7 @@ def export_story(story, *, profile: SiteProfile | None = None) -> dict:
 
 
 def dumps(data: dict, *, pretty: bool = True) -> str:
-    """desk/1 JSON as the seed has it: two-space indent, UTF-8 characters unescaped."""
+    """desk/1 JSON as the reference story has it: two-space indent, UTF-8 characters unescaped."""
     if pretty:
         return json.dumps(data, ensure_ascii=False, indent=2)
     return json.dumps(data, ensure_ascii=False)

@@ -1,13 +1,13 @@
-"""Fill a PostgreSQL database with generated data at scale, for benchmarks (issue 7).
+"""Fill a PostgreSQL database with generated data at scale, for benchmarks.
 
     python manage.py generate_scale_data --stories 1000000 --manifests 100000 --claims 1000000
 
-Loads the demo first (the seed story stays the page the benchmarks measure), then writes
+Loads the demo first (the demo story stays the page the benchmarks measure), then writes
 manifests, claims and published stories with PostgreSQL ``COPY`` (psycopg 3
 ``cursor.copy()``), streaming: rows are produced while they are sent, so memory stays flat
 whatever the counts. Each story has one section, one paragraph citing three claims of one
 manifest, and sits in the demo's newsroom (the worst case for its page) on an hourly
-edition, 40 stories an hour going back in time from the seed's edition. Ids are fixed
+edition, 40 stories an hour going back in time from the demo story's edition. Ids are fixed
 ranges, so a second run with the same counts finds the rows there and stops; never run it
 against a production database.
 """
@@ -25,7 +25,7 @@ MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000
 ROW_BASE = 100_000_000  # explicit ids for sections, paragraphs, cites and cite claims
 CLAIMS_PER_CITE = 3
 STORIES_PER_EDITION = 40
-LAST_EDITION = dt.datetime(2026, 10, 15, 23, tzinfo=dt.UTC)  # the hour before the seed's edition
+LAST_EDITION = dt.datetime(2026, 10, 15, 23, tzinfo=dt.UTC)  # the hour before the demo story's edition
 WORDS = ["agents", "models", "training", "data", "evaluation", "compute", "policy", "research", "release", "benchmark", "open", "weights", "safety", "inference", "tools", "reasoning", "memory", "latency", "chips", "energy", "regulation", "market", "partners"]
 
 

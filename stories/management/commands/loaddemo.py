@@ -1,4 +1,4 @@
-"""Load the demo newsroom: the seed story and its manifests (demo/). Idempotent."""
+"""Load the demo newsroom: the demo story and its manifests (demo/). Idempotent."""
 
 from pathlib import Path
 
@@ -15,7 +15,7 @@ DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 
 
 class Command(BaseCommand):
-    help = "Load the demo newsroom (the seed story and its four manifests). Running it twice changes nothing."
+    help = "Load the demo newsroom (the demo story and its four manifests). Running it twice changes nothing."
 
     def handle(self, **options):
         with transaction.atomic():
