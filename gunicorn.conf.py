@@ -70,7 +70,7 @@ control_socket_disable = not control_socket
 
 def post_worker_init(worker):
     """Warm the new worker before it accepts: its first request would otherwise pay ~1 s of
-    lazy imports and template compiles while requests queue behind it (newsroom/warmup.py)."""
+    lazy imports and template compiles while requests queue behind it (newsroom/infra/warmup.py)."""
     from newsroom.infra.warmup import warm
 
     worker.log.info("worker %s warmed in %.2f s", worker.pid, warm())
