@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import io
 import json
 import os
 import random
@@ -61,7 +62,7 @@ def sentence(rng, vocab, n) -> str:
 
 
 def build(rng: random.Random) -> None:
-    call_command("loaddemo", stdout=open(os.devnull, "w"))
+    call_command("loaddemo", stdout=io.StringIO())
     vocab = vocabulary(rng)
     now = dt.datetime.now(dt.UTC)
     publishers = [Publisher.objects.get_or_create(name=f"bench-publisher-{i}")[0].pk for i in range(50)]

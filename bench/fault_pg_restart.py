@@ -163,10 +163,16 @@ def main() -> int:
     env = server_env()
     prepare(env)
     # The server's log goes to a file: an unread pipe fills up and blocks the workers.
-    log = tempfile.NamedTemporaryFile(prefix="fault-gunicorn-", suffix=".log", delete=False)
-    server = subprocess.Popen(
-        [GUNICORN, "--config", "gunicorn.conf.py"], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
-    )
+    # gunicorn keeps its own copy of the descriptor; this process closes its copy at once.
+    with tempfile.NamedTemporaryFile(prefix="fault-gunicorn-", suffix=".log", delete=False) as log:
+        server = subprocess.Popen(
+            [GUNICORN, "--config", "gunicorn.conf.py"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
     try:
         wait_until_up()
         workers_before = workers_of(server.pid)

@@ -7,6 +7,7 @@ Uses its own database (migrated and loaded here); never run it against productio
 """
 
 import copy
+import io
 import os
 import statistics
 import sys
@@ -59,7 +60,7 @@ def timed(client, url, runs, clear):
 
 def main():
     call_command("migrate", verbosity=0)
-    call_command("loaddemo", stdout=open(os.devnull, "w"))
+    call_command("loaddemo", stdout=io.StringIO())
     demo = desk.export_story(Story.objects.with_everything().get(id="81"))
     make(demo, 100, "hundred-paragraphs", "8100")
     client = Client()

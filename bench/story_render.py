@@ -52,9 +52,9 @@ def main():
     names = ("whole request", "load the story", "export_story", "story_context", "template")
     wall, cpu = {n: [] for n in names}, {n: [] for n in names}
 
-    def timed(name, f, keep):
+    def timed(name, keep, f, *args, **kwargs):
         t, p = time.perf_counter(), time.process_time()
-        out = f()
+        out = f(*args, **kwargs)
         if keep:
             wall[name].append((time.perf_counter() - t) * 1000)
             cpu[name].append((time.process_time() - p) * 1000)
@@ -63,12 +63,12 @@ def main():
     for i in range(args.runs + 3):  # three to warm the process
         keep = i >= 3
         with CaptureQueriesContext(connection) as ctx:
-            response = timed("whole request", lambda: client.get(url), keep)
+            response = timed("whole request", keep, client.get, url)
         profile = SiteProfile.load()
-        story = timed("load the story", lambda: load(demo.pk), keep)
-        d = timed("export_story", lambda: desk.export_story(story, profile=profile), keep)
-        context = timed("story_context", lambda: presenters.story_context(story, d), keep)
-        timed("template", lambda: render_to_string("public/story_detail.html", context, request=request), keep)
+        story = timed("load the story", keep, load, demo.pk)
+        d = timed("export_story", keep, desk.export_story, story, profile=profile)
+        context = timed("story_context", keep, presenters.story_context, story, d)
+        timed("template", keep, render_to_string, "public/story_detail.html", context, request=request)
     print(f"{args.root}: {len(ctx.captured_queries)} queries, {len(response.content)} bytes, median of {args.runs}")
     for n in names:
         print(f"  {n:15s} wall {statistics.median(wall[n]):7.1f} ms   cpu {statistics.median(cpu[n]):6.1f} ms")
