@@ -15,6 +15,7 @@ against a production database.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import time
 
 from django.core.management import call_command
@@ -26,7 +27,31 @@ ROW_BASE = 100_000_000  # explicit ids for sections, paragraphs, cites and cite 
 CLAIMS_PER_CITE = 3
 STORIES_PER_EDITION = 40
 LAST_EDITION = dt.datetime(2026, 10, 15, 23, tzinfo=dt.UTC)  # the hour before the demo story's edition
-WORDS = ["agents", "models", "training", "data", "evaluation", "compute", "policy", "research", "release", "benchmark", "open", "weights", "safety", "inference", "tools", "reasoning", "memory", "latency", "chips", "energy", "regulation", "market", "partners"]
+WORDS = [
+    "agents",
+    "models",
+    "training",
+    "data",
+    "evaluation",
+    "compute",
+    "policy",
+    "research",
+    "release",
+    "benchmark",
+    "open",
+    "weights",
+    "safety",
+    "inference",
+    "tools",
+    "reasoning",
+    "memory",
+    "latency",
+    "chips",
+    "energy",
+    "regulation",
+    "market",
+    "partners",
+]
 
 
 def _text(i: int, n: int) -> str:
@@ -51,16 +76,14 @@ class Command(BaseCommand):
 
         if Story.objects.filter(id=str(STORY_BASE)).exists():
             raise CommandError("generated data is already there (drop the database to start again)")
-        call_command("loaddemo", stdout=open("/dev/null", "w"))
+        call_command("loaddemo", stdout=io.StringIO())
         self.t0 = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cursor:
             cur = cursor.connection.cursor()  # the psycopg 3 cursor, for copy()
             self._sources(cur, manifests, claims)
             self._stories(cur, stories, manifests, claims // manifests)
             for table in ("stories_section", "stories_paragraph", "stories_cite", "stories_citeclaim"):
-                cur.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
-                )
+                cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         self._say(f"done: {stories} stories, {manifests} manifests, {claims} claims")
@@ -117,7 +140,6 @@ class Command(BaseCommand):
             [Edition(id=s.strftime("%Y-%m-%dT%H"), starts_at=s) for s in starts], ignore_conflicts=True, batch_size=5000
         )
         self._say(f"{hours} editions")
-        now = dt.datetime.now(dt.UTC)
         columns = (
             "id, slug, edition_date, audience, angle, headline, dek, trust, status, published_at, unresolved,"
             " decision_card, writer_agent, writer_run_id, version, created_at, updated_at, edition_id, newsroom_id"
