@@ -78,6 +78,14 @@ class Edition(models.Model):
     def __str__(self):
         return self.id
 
+    def save(self, *args, **kwargs):
+        if self.starts_at is None:
+            self.starts_at = parse_edition(self.id)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("edition-detail", args=[self.id])
+
     @property
     def date(self) -> str:
         return self.id[:10]
@@ -89,14 +97,6 @@ class Edition(models.Model):
             raise ValidationError({"id": str(exc)}) from exc
         if self.starts_at and self.starts_at != expected:
             raise ValidationError({"starts_at": "must be the hour the id names"})
-
-    def save(self, *args, **kwargs):
-        if self.starts_at is None:
-            self.starts_at = parse_edition(self.id)
-        super().save(*args, **kwargs)
-
-    def get_absolute_url(self):
-        return reverse("edition-detail", args=[self.id])
 
 
 def _default_run_these_manifests():

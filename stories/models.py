@@ -211,6 +211,9 @@ class Story(models.Model):
             self.edition_date = self.edition_id[:10]
         super().save(*args, **kwargs)
 
+    def get_absolute_url(self):
+        return self.path
+
     @property
     def is_published(self) -> bool:
         return self.status == self.Status.PUBLISHED
@@ -218,9 +221,6 @@ class Story(models.Model):
     @property
     def path(self) -> str:
         return reverse("story-detail", args=[self.edition_id[:10], self.slug])
-
-    def get_absolute_url(self):
-        return self.path
 
     @property
     def url(self) -> str:

@@ -21,7 +21,7 @@ class ConditionalGetMixin:
             return response
         response["Cache-Control"] = "private, no-cache"
         response.render()
-        etag = '"%s"' % hashlib.sha256(response.content).hexdigest()[:40]
+        etag = f'"{hashlib.sha256(response.content).hexdigest()[:40]}"'
         response["ETag"] = etag
         timestamp = None
         if self.last_modified is not None:

@@ -40,9 +40,7 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise Http404("no such page")
     stamp, fraction, pk = match.groups()
     try:
-        moment = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(
-            microsecond=int(fraction or 0), tzinfo=dt.UTC
-        )
+        moment = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(microsecond=int(fraction or 0), tzinfo=dt.UTC)
     except ValueError:
         raise Http404("no such page") from None
     return moment, pk
