@@ -1,12 +1,13 @@
 # Two commands on a fresh machine with Python 3.11+ and make:
 #   make run   - the site on SQLite with the demo newsroom, at http://127.0.0.1:8000
 #   make test  - the whole test suite (DATABASE_URL picks the database; SQLite by default)
+#   make lint  - ruff format --check, ruff check, the import contracts (pyproject.toml)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test venv serve bench-checks clean
+.PHONY: run test lint venv serve bench-checks clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +32,11 @@ serve: venv
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles
