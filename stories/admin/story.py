@@ -6,7 +6,7 @@ one-item-per-line fields. Paragraphs and their cites sit one level deeper than D
 inlines reach, so the page shows a *desk panel*: the latest check rubric, then every key
 fact and paragraph with its cites and the findings that concern it, with links to edit a
 section's paragraphs (``SectionAdmin``) and to add or edit a cite (``CiteAdmin``: pick a
-manifest by autocomplete, then its claims, in order). See ``stories/admin_parts.py``.
+manifest by autocomplete, then its claims, in order). See ``stories/admin/parts.py``.
 
 Every save goes through ``stories.actions.save_story`` (version bump, revision, audit,
 ``story_updated``), refused when the story moved on since the page was opened.

@@ -699,7 +699,7 @@ def _create_stubs(doc: dict) -> None:
 def _replace_children(pairs: list[tuple[object, dict]], *, new: bool = False) -> None:
     """Write the parts (key facts, sections, paragraphs, cites and their claims, images,
     related links) of each (story, document) pair: one INSERT per table for all of them.
-    The bulk import (``stories.desk_bulk``) writes many new stories' parts through here too."""
+    The bulk import (``stories.desk.bulk``) writes many new stories' parts through here too."""
     from newsroom.infra.bulk import bulk_insert
     from stories.models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section
 
