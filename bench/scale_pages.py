@@ -31,7 +31,7 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from newsroom import keyset  # noqa: E402
+from newsroom.infra import keyset  # noqa: E402
 from public.views.site import PAGE_SIZE  # noqa: E402
 from stories.models import Story  # noqa: E402
 from syndication.models import ApiKey, Partner  # noqa: E402

@@ -34,7 +34,8 @@ from django.test import Client, RequestFactory  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from newsroom.models import SiteProfile  # noqa: E402
-from stories import desk, presenters  # noqa: E402
+from public import presenters  # noqa: E402
+from stories import desk  # noqa: E402
 from stories.models import Story  # noqa: E402
 
 
