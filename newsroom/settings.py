@@ -173,7 +173,7 @@ MANIFEST_PROVIDER_FRESH_HOURS = env.float("MANIFEST_PROVIDER_FRESH_HOURS", defau
 
 # --- Production and scale: cache, read replicas, middleware, CSP, logs. See docs/deploy.md.
 # Redis (CACHE_URL=redis://... or REDIS_URL) uses Django's built-in RedisCache, wrapped so a
-# Redis outage degrades to cache misses instead of errors (newsroom/cache.py).
+# Redis outage degrades to cache misses instead of errors (newsroom/infra/cache.py).
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache" and env.bool(
     "CACHE_DEGRADE", default=True
 ):
@@ -187,7 +187,7 @@ CACHES["default"].setdefault("KEY_PREFIX", env("CACHE_KEY_PREFIX", default=""))
 # outage logs nobody out.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
-# DATABASE_REPLICA_URLS (comma-separated) adds replica1..replicaN; newsroom/db_router.py
+# DATABASE_REPLICA_URLS (comma-separated) adds replica1..replicaN; newsroom/infra/db_router.py
 # sends the reads of safe, unpinned public requests there. Under test each replica mirrors
 # the primary (Django's TEST MIRROR), so routing is exercised against one database.
 # Health checks cost a round trip per request; worth it where the database restarts often.
@@ -221,7 +221,12 @@ CSP_POLICY = env(
     default="default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
 )
-CSP_PATH_POLICIES = dict.fromkeys(env.list("CSP_DOCS_PATHS", default=["/api/v1/docs", "/api/docs"]), "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " "img-src 'self' https: data:; worker-src 'self' blob:; " "object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+CSP_PATH_POLICIES = dict.fromkeys(
+    env.list("CSP_DOCS_PATHS", default=["/api/v1/docs", "/api/docs"]),
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' https: data:; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+)
 
 # Structured logs: JSON lines with the request id (text lines while developing).
 LOG_FORMAT = env("LOG_FORMAT", default="text" if DEBUG else "json")
@@ -243,7 +248,7 @@ LOGGING = {
 # /readyz checks (by name prefix) reported without failing the probe, e.g. "cache,database:replica".
 READYZ_OPTIONAL = env.list("READYZ_OPTIONAL", default=[])
 
-# CDN purge hook (newsroom/cdn.py): POST {"urls": [...]} here after a publish or correction.
+# CDN purge hook (newsroom/infra/cdn.py): POST {"urls": [...]} here after a publish or correction.
 CDN_PURGE_URL = env("CDN_PURGE_URL", default="")
 CDN_PURGE_TOKEN = env("CDN_PURGE_TOKEN", default="")
 CDN_PURGE_TIMEOUT = env.float("CDN_PURGE_TIMEOUT", default=5.0)
@@ -279,12 +284,12 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=360
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # A database outage (restart, failover) answers 503 + Retry-After instead of 500; innermost,
-# so it sees the view's exception first (newsroom/middleware.py, docs/reliability.md).
+# so it sees the view's exception first (newsroom/infra/middleware.py, docs/reliability.md).
 MIDDLEWARE.append("newsroom.infra.middleware.DatabaseUnavailableMiddleware")
 # A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
 MIDDLEWARE.append("newsroom.infra.middleware.RejectNulMiddleware")
 
-# Failed logins (newsroom/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
+# Failed logins (newsroom/infra/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
 # from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
 LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
 LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
