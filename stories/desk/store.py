@@ -1,6 +1,7 @@
 """Stories in from desk/1: ``import_story`` upserts a validated document atomically;
-``save_document`` is the write itself (also used by the editors' forms, inside their own
-transaction); ``record_revision`` keeps each version's document.
+``save_document`` is the write itself, inside the caller's transaction (an edit passes the
+version it opened, so that a concurrent save is refused); ``record_revision`` keeps each
+version's document.
 """
 
 from __future__ import annotations
