@@ -39,10 +39,10 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from manifests.models import Claim, Manifest, Publisher  # noqa: E402
 from newsroom.models import Edition, Newsroom  # noqa: E402
-from stories import desk  # noqa: E402
-from stories.checks import check_and_record, minhash, run_checks  # noqa: E402
-from stories.checks.text import words  # noqa: E402
+from stories import desk, minhash  # noqa: E402
+from stories.checks import check_and_record, run_checks  # noqa: E402
 from stories.models import CheckResult, Story, StoryFingerprint  # noqa: E402
+from stories.text import words  # noqa: E402
 
 MANIFESTS, CLAIMS_PER_MANIFEST, STORIES, CLAIMS_PER_STORY = 100_000, 10, 10_000, 30
 RUNS = 50

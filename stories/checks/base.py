@@ -86,7 +86,7 @@ class CheckContext:
     @cached_property
     def units(self) -> list[Unit]:
         """Key facts first, then paragraphs: desk/1's citing order."""
-        from .text import plain
+        from stories.text import plain
 
         out = [Unit(f"key_facts[{i}]", fact["text"], fact["cites"]) for i, fact in enumerate(self.doc["key_facts"])]
         for i, section in enumerate(self.doc["sections"]):

@@ -16,8 +16,9 @@ A stub claim (known by id, no text yet) supports nothing: its finding says so.
 
 from django.conf import settings
 
+from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
+
 from .base import ERROR, INFO, WARNING, Criterion, CriterionResult, finding
-from .text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
 

@@ -23,9 +23,10 @@ from django.db import connections
 from django.db.models import Case, Q, Subquery, TextField, Value, When
 from django.db.models.functions import Cast, Substr
 
-from . import minhash
+from stories import minhash
+from stories.fingerprints import fingerprint_of
+
 from .base import ERROR, Criterion, CriterionResult, finding
-from .fingerprint import fingerprint_of
 
 EDITION_FORMAT = "%Y-%m-%dT%H"
 

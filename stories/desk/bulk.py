@@ -31,10 +31,13 @@ from django.db.models import Q
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, Manifest
 from newsroom.infra.bulk import bulk_insert
+from newsroom.infra.jsondoc import FormatError as DeskError
 from newsroom.infra.pagecache import bump
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
-from stories import desk
-from stories.desk import DeskError, ManifestInfo, cited_manifest_ids, iter_cites
+from stories.fingerprints import fingerprint_of
+
+from . import store
+from .derive import ManifestInfo, cited_manifest_ids, default_newsroom_title, iter_cites, render
 
 Item = tuple[int, dict]  # (line number, validated document)
 
@@ -69,7 +72,7 @@ def import_batch(items: list[Item], counts: dict[str, int], *, user=None, action
             _create_new(run, counts, user=user, action=action)
             run = []
             try:
-                counts[desk.import_story(doc, user=user, action=action).outcome] += 1
+                counts[store.import_story(doc, user=user, action=action).outcome] += 1
             except DeskError as exc:
                 raise _at(line, exc) from None
         # Whatever happened to it, a later document with this id or slug is not new.
@@ -92,7 +95,7 @@ def _create_new(run: list[Item], counts: dict[str, int], *, user, action: str) -
         # the stories are imported after all.
         for line, doc in run:
             try:
-                counts[desk.import_story(doc, user=user, action=action).outcome] += 1
+                counts[store.import_story(doc, user=user, action=action).outcome] += 1
             except DeskError as exc:
                 raise _at(line, exc) from None
         return
@@ -100,7 +103,7 @@ def _create_new(run: list[Item], counts: dict[str, int], *, user, action: str) -
 
 
 def _resolve_references(run: list[Item]) -> dict:
-    """``desk.resolve_references`` for every document of the run, in two queries, each
+    """``store.resolve_references`` for every document of the run, in two queries, each
     document seeing the manifests and claims the documents before it will create. Returns
     what the database holds: ``{"manifests": set of ids, "claims": {id: manifest id}}``."""
     manifest_ids = {mid for _, doc in run for mid in cited_manifest_ids(doc)}
@@ -143,7 +146,6 @@ def _resolve_references(run: list[Item]) -> dict:
 
 
 def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
-    from stories.checks.fingerprint import fingerprint_of  # lazily: the checks import stories.desk
     from stories.models import AuditEntry, Correction, Revision, Story, StoryFingerprint, new_story_id
 
     docs = [doc for _, doc in run]
@@ -169,13 +171,13 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
         )  # Story.save() sets it; bulk_create does not call save()
         story.newsroom = newsrooms[doc["newsroom"]]
         story.beat = beats[(doc["newsroom"], doc["beat"])] if doc["beat"] else None
-        desk.set_text_fields(story, doc)
+        store.set_text_fields(story, doc)
         story.status = Story.Status.PUBLISHED if doc["published_at"] is not None else Story.Status.DRAFT
         stories.append(story)
     bulk_insert(Story, stories)
     pairs = list(zip(stories, docs))
 
-    desk._replace_children(pairs, new=True)  # looked up on the module: the per-story path's writer
+    store._replace_children(pairs, new=True)  # looked up on the module: the per-story path's writer
     fingerprints = []
     for story, doc in pairs:
         sig, claim_ids = fingerprint_of(doc)
@@ -212,7 +214,7 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
                 story_id=story.pk,
                 version=1,
                 created_by=user,
-                data=desk.render(
+                data=render(
                     {**doc, "id": story.id},  # an id-less document's story has its new id
                     manifests=infos,
                     claims_self_reported=flags,
@@ -236,7 +238,8 @@ def _newsrooms(docs: list[dict]) -> dict[str, Newsroom]:
     for doc in docs:  # created by the first document naming it, with its title (as one by one)
         if doc["newsroom"] not in found:
             found[doc["newsroom"]] = Newsroom.objects.get_or_create(
-                slug=doc["newsroom"], defaults={"title": doc["newsroom_title"] or desk._title_of(doc["newsroom"])}
+                slug=doc["newsroom"],
+                defaults={"title": doc["newsroom_title"] or default_newsroom_title(doc["newsroom"])},
             )[0]
     return found
 
@@ -257,7 +260,7 @@ def _beats(docs: list[dict], newsrooms: dict[str, Newsroom]) -> dict[tuple[str, 
 
 
 def _create_stubs(docs: list[dict], known: dict) -> None:
-    """``desk._create_stubs`` for the run: manifests the database lacks from the first
+    """``store._create_stubs`` for the run: manifests the database lacks from the first
     document citing them, claims by id with no text yet (one INSERT)."""
     made = set(known["manifests"])
     wanted: dict[str, str] = {}

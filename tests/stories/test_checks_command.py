@@ -167,6 +167,6 @@ def test_refresh_fingerprints_rebuilds_missing_ones(demo):
     call_command("refresh_fingerprints", stdout=io.StringIO())
     fp = StoryFingerprint.objects.get(story_id="81")
     doc = desk.validate(json.loads(SEED_JSON.read_text()))
-    from stories.checks.fingerprint import fingerprint_of
+    from stories.fingerprints import fingerprint_of
 
     assert (fp.minhash, fp.claim_ids) == fingerprint_of(doc)

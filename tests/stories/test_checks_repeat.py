@@ -3,8 +3,7 @@ found through stored fingerprints."""
 
 import pytest
 
-from stories import desk
-from stories.checks import minhash
+from stories import desk, minhash
 from stories.models import Story, StoryFingerprint
 
 from .checks_helpers import errors, failing, para, rubric_of

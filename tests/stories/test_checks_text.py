@@ -2,7 +2,7 @@
 
 import pytest
 
-from stories.checks.text import content_tokens, figures, name_key, name_stated, names, plain, ranges, sentences
+from stories.text import content_tokens, figures, name_key, name_stated, names, plain, ranges, sentences
 
 
 @pytest.mark.parametrize(

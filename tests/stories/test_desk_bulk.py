@@ -19,8 +19,8 @@ from manifests.formats import import_manifests_document
 from newsroom.infra import bulk
 from newsroom.infra.pagecache import generation
 from stories import desk
-from stories.checks.fingerprint import fingerprint_of
 from stories.desk import bulk as desk_bulk
+from stories.fingerprints import fingerprint_of
 from stories.models import Revision, Story, StoryFingerprint
 from tests.stories.test_desk_import_errors import CORRECTIONS, assert_rejected, db_state, variant, write_jsonl
 from tests.stories.test_desk_roundtrip_property import SEED, in_spec_order, stored
@@ -222,8 +222,8 @@ def test_side_effects_of_the_per_story_path_happen_in_bulk(db, story_doc):
 
 
 def test_a_bulk_imported_story_is_seen_by_not_a_repeat(manifests_loaded, story_doc):
-    from stories.checks.fingerprint import fingerprint_of as fp
-    from stories.checks.minhash import similarity
+    from stories.fingerprints import fingerprint_of as fp
+    from stories.minhash import similarity
 
     import_in_bulk([variant(story_doc, 1)])
     doc = desk.validate(variant(story_doc, 2))
@@ -303,7 +303,7 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
     """When the database refuses a batch as a whole (here: once), the stories go in one by one."""
     from django.db import IntegrityError
 
-    real, calls = desk._replace_children, []
+    real, calls = desk.store._replace_children, []
 
     def refuse_the_batch(pairs, **kwargs):
         calls.append(len(pairs))
@@ -311,7 +311,7 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
             raise IntegrityError("refused")
         return real(pairs, **kwargs)
 
-    monkeypatch.setattr(desk, "_replace_children", refuse_the_batch)
+    monkeypatch.setattr(desk.store, "_replace_children", refuse_the_batch)
     out = io.StringIO()
     call_command("import_stories", write_jsonl(tmp_path, [variant(story_doc, n) for n in (1, 2, 3)]), stdout=out)
     assert "stories: 3 created" in out.getvalue()
@@ -332,7 +332,7 @@ def test_the_command_output_is_unchanged_by_batching(tmp_path, manifests_loaded,
 
 def _reference_signature(words):
     """minhash.signature as first written, one blake2b digest at a time."""
-    from stories.checks import minhash
+    from stories import minhash
 
     mins = [-1] * minhash.BINS
     for sh in (
@@ -359,7 +359,7 @@ def _reference_signature(words):
 @given(words=st.lists(st.sampled_from(["a", "b", "c", "d", "kw", "x1", "\u00e9t\u00e9"]), max_size=400))
 def test_signatures_are_what_they_were(words):
     """Stored fingerprints stay comparable: the faster signature gives the same bytes."""
-    from stories.checks import minhash
+    from stories import minhash
 
     assert minhash.signature(words) == _reference_signature(words)
 
@@ -367,7 +367,7 @@ def test_signatures_are_what_they_were(words):
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(st.sampled_from("aZ09 .-_*\n\u0130\u212a\u00e9K")) | st.text())
 def test_words_are_what_they_were(text):
-    from stories.checks.text import _WORD, words
+    from stories.text import _WORD, words
 
     assert words(text) == [w.lower() for w in _WORD.findall(text)]
 

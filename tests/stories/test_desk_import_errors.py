@@ -531,7 +531,7 @@ def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp
     def refuse(*args, **kwargs):
         raise IntegrityError("CHECK constraint failed: image_alt_required")
 
-    monkeypatch.setattr(desk, "_replace_children", refuse)
+    monkeypatch.setattr(desk.store, "_replace_children", refuse)
     path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
     before = db_state()
     assert_rejected(

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from stories import desk
-from stories.checks.fingerprint import fingerprint_of
+from stories.fingerprints import fingerprint_of
 from stories.models import Story, StoryFingerprint
 
 BATCH = 500

@@ -1,7 +1,8 @@
-"""Text normalisation for the checks: sentences, tokens, figures and distinctive names.
+"""Text normalisation of stories' prose: sentences, tokens, figures and distinctive names.
 
-Pure functions of strings, so that ``claims_support`` and the fingerprints agree on what a
-word is. Nothing here touches the database.
+Pure functions of strings, shared by the publish checks (``claims_support``) and the story
+fingerprints (``stories.fingerprints``), so that both agree on what a word is. Nothing here
+touches the database.
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
-"""Story fingerprints: what ``not_a_repeat`` compares instead of other stories' text."""
+"""Story fingerprints: what ``not_a_repeat`` compares instead of other stories' text.
+
+A fingerprint is kept with each story whenever it is written (``stories.desk``), and the
+publish checks compare a draft's fingerprint with those of recent stories. It is part of
+neither: it reads only a document's wording and cites.
+"""
 
 from __future__ import annotations
 
-from . import minhash
-from .text import plain, words
+from stories import minhash
+from stories.text import plain, words
 
 
 def story_text(doc: dict) -> str:
@@ -15,10 +20,10 @@ def story_text(doc: dict) -> str:
 
 
 def cited_claim_ids(doc: dict) -> list[str]:
-    """Distinct cited claim ids, sorted (a set, stored as a list)."""
-    from stories.desk import iter_cites
-
-    return sorted({cid for _, cite in iter_cites(doc) for cid in cite["claim_ids"]})
+    """Distinct cited claim ids, sorted (a set, stored as a list): those of the key facts'
+    cites and of the paragraphs'."""
+    owners = doc["key_facts"] + [p for s in doc["sections"] for p in s["paragraphs"]]
+    return sorted({cid for owner in owners for cite in owner["cites"] for cid in cite["claim_ids"]})
 
 
 def fingerprint_of(doc: dict) -> tuple[str, list[str]]:

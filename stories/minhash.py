@@ -38,7 +38,7 @@ def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
 
 
 def signature(words: list[str]) -> str:
-    """The hex signature of a text's words (see ``stories.checks.text.words``)."""
+    """The hex signature of a text's words (see ``stories.text.words``)."""
     mins = [_EMPTY] * BINS
     # Every shingle's blake2b digest in one buffer, read back as little-endian 64-bit
     # integers in C (as ``_hash64`` reads one): bulk imports fingerprint every story.

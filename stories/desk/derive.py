@@ -1,0 +1,187 @@
+"""The derived fields of desk/1: everything a document carries that the stored fields and
+the database determine (its URL and links, source count, publishers, trust text, each key
+fact's self-reported flag, the cited manifests). ``render`` adds them, in the order readers'
+tools and the archive expect. Nothing here queries the database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from manifests.models import Manifest
+from newsroom.models import SiteProfile
+
+SCHEMA = "hangingcontext.desk/1"
+DECISION_CARD_KEYS = ("useful_for", "not_for", "compare_against")
+
+DERIVED_KEYS = (
+    "url",
+    "newsroom_title",
+    "labels",
+    "source_count",
+    "publishers",
+    "cited_manifest_ids",
+    "manifests",
+    "run_these_manifests",
+    "links",
+    "sponsor",
+    "disclosure",
+    "reuse",
+)
+
+
+@dataclass(frozen=True)
+class ManifestInfo:
+    manifest_id: str
+    title: str
+    source_name: str
+    source_url: str
+    published_date: dt.date
+
+    def as_dict(self) -> dict:
+        return {
+            "manifest_id": self.manifest_id,
+            "title": self.title,
+            "source_name": self.source_name,
+            "source_url": self.source_url,
+            "published_date": self.published_date.isoformat(),
+        }
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> ManifestInfo:
+        return cls(manifest.id, manifest.title, manifest.publisher.name, manifest.source_url, manifest.published_date)
+
+
+def iter_cites(doc: dict):
+    """(path, cite) for every cite, key facts first, then sections: desk/1's citing order."""
+    for i, fact in enumerate(doc["key_facts"]):
+        for k, cite in enumerate(fact["cites"]):
+            yield f"key_facts[{i}].cites[{k}]", cite
+    for i, section in enumerate(doc["sections"]):
+        for j, para in enumerate(section["paragraphs"]):
+            for k, cite in enumerate(para["cites"]):
+                yield f"sections[{i}].paragraphs[{j}].cites[{k}]", cite
+
+
+def cited_manifest_ids(doc: dict) -> list[str]:
+    return list(dict.fromkeys(cite["manifest_id"] for _, cite in iter_cites(doc)))
+
+
+def story_url(edition: str, slug: str) -> str:
+    return f"{settings.SITE_URL}/stories/{edition[:10]}/{slug}/"
+
+
+def format_time(value: dt.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def trust_text(trust: str, source_count: int) -> str:
+    return f"{trust.replace('_', ' ').capitalize()} · {source_count} source{'' if source_count == 1 else 's'}"
+
+
+def key_fact_self_reported(fact: dict, claims_self_reported: dict[str, bool | None]) -> bool:
+    """True when every claim the fact cites is self-reported by its source. While a cited
+    claim is a stub (unknown), the flag as imported stands."""
+    flags = [claims_self_reported.get(cid) for cite in fact["cites"] for cid in cite["claim_ids"]]
+    if not flags:
+        return bool(fact.get("self_reported")) if fact.get("self_reported") is not None else False
+    if any(flag is False for flag in flags):
+        return False
+    if all(flag is True for flag in flags):
+        return True
+    return bool(fact.get("self_reported"))
+
+
+def render(
+    doc: dict,
+    *,
+    manifests: dict[str, ManifestInfo],
+    claims_self_reported: dict[str, bool | None],
+    newsroom_title: str,
+    profile: SiteProfile,
+) -> dict:
+    """The full desk/1 document, in desk/1's key order, from the stored fields ``doc``."""
+    url = story_url(doc["edition"], doc["slug"])
+    cited = cited_manifest_ids(doc)
+    known = [manifests[mid] for mid in cited if mid in manifests]
+    source_count = len(cited)
+    out = {
+        "schema": SCHEMA,
+        "type": "story",
+        "id": doc["id"],
+        "slug": doc["slug"],
+        "edition": doc["edition"],
+        "url": url,
+        "newsroom": doc["newsroom"],
+        "beat": doc["beat"],
+        "newsroom_title": newsroom_title,
+        "audience": doc["audience"],
+        "angle": doc["angle"],
+        "headline": doc["headline"],
+        "dek": doc["dek"],
+        "published_at": format_time(doc["published_at"]),
+        "labels": {
+            "trust": doc["trust"],
+            "trust_text": trust_text(doc["trust"], source_count),
+            "newsroom": newsroom_title,
+        },
+        "source_count": source_count,
+        "publishers": sorted({m.source_name for m in known}),
+        "key_facts": [
+            {
+                "text": fact["text"],
+                "self_reported": key_fact_self_reported(fact, claims_self_reported),
+                "cites": [dict(c) for c in fact["cites"]],
+            }
+            for fact in doc["key_facts"]
+        ],
+        "images": [dict(image) for image in doc["images"]],
+        "sections": [
+            {
+                "heading": s["heading"],
+                "paragraphs": [
+                    {"markdown": p["markdown"], "cites": [dict(c) for c in p["cites"]]} for p in s["paragraphs"]
+                ],
+            }
+            for s in doc["sections"]
+        ],
+        "unresolved": list(doc["unresolved"]),
+        "decision_card": _ordered_card(doc["decision_card"]),
+        "writer": {"agent": doc["writer"]["agent"], "run_id": doc["writer"]["run_id"]},
+        "corrections": [
+            {"corrected_at": format_time(c["corrected_at"]), "kind": c["kind"], "text": c["text"]}
+            for c in doc["corrections"]
+        ],
+        "cited_manifest_ids": cited,
+        "manifests": [m.as_dict() for m in known],
+        "run_these_manifests": profile.run_these_manifests_for(cited),
+        "links": {
+            "html": url,
+            "json": url + "index.json",
+            "markdown": url + "index.md",
+            "newsroom": f"{settings.SITE_URL}/n/{doc['newsroom']}/",
+            "edition": f"{settings.SITE_URL}/editions/{doc['edition']}/",
+        },
+        "related": [dict(r) for r in doc["related"]],
+    }
+    if profile.sponsor:
+        out["sponsor"] = profile.sponsor
+    out["disclosure"] = profile.disclosure
+    out["reuse"] = profile.reuse_for(url)
+    return out
+
+
+def _ordered_card(card: dict) -> dict:
+    ordered = {key: list(card[key]) for key in DECISION_CARD_KEYS if key in card}
+    ordered.update({key: list(value) for key, value in card.items() if key not in ordered})
+    return ordered
+
+
+def default_newsroom_title(slug: str) -> str:
+    """The title of a newsroom a document names by its slug only ("the-desk" -> "The Desk")."""
+    return slug.replace("-", " ").title()
