@@ -8,8 +8,6 @@ import json
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import OuterRef, Subquery
-from django.db.models.functions import Coalesce, Greatest
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
@@ -18,20 +16,16 @@ from django.utils.html import escape
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Newsroom
 from public.renderings import site_name
-from stories.models import Correction, Story
+from stories.models import Story
 
 FEED_SIZE = 50
 
 
 def feed_stories(newsroom: Newsroom | None = None):
     """The newest published stories, with ``last_change`` = latest correction or publication."""
-    qs = Story.objects.published().select_related("newsroom", "beat")
+    qs = Story.objects.published().select_related("newsroom", "beat").with_last_change()
     if newsroom is not None:
         qs = qs.in_newsroom(newsroom)
-    # A subquery per listed story, not Max() over a join: a GROUP BY would aggregate every
-    # published story before the LIMIT (seconds at a million stories).
-    latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
-    qs = qs.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
     return qs.newest_first()[:FEED_SIZE]
 
 

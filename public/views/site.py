@@ -2,7 +2,6 @@
 
 import json
 
-from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
@@ -28,9 +27,7 @@ def home(request):
     latest = _stories().newest_first().first()
     edition_stories = list(_stories().in_edition(latest.edition_id).newest_first()) if latest else []
     earlier = list(_stories().exclude(edition_id=latest.edition_id).newest_first()[:HOME_EARLIER]) if latest else []
-    # EXISTS, not a join and DISTINCT: one index probe per newsroom, whatever the archive's size
-    published = _stories().filter(newsroom=OuterRef("pk")).order_by()
-    newsrooms = Newsroom.objects.filter(Exists(published)).order_by("title")
+    newsrooms = Newsroom.objects.having_published().order_by("title")
     return render(
         request,
         "public/home.html",
@@ -51,7 +48,7 @@ def newsroom_detail(request, slug):
     ``PAGE_SIZE`` a page, ``?before=`` pages (``newsroom.infra.keyset``), no total."""
     newsroom = get_object_or_404(Newsroom, slug=slug)
     stories = _stories().in_newsroom(newsroom)
-    beats = list(Beat.objects.filter(newsroom=newsroom, stories__status="published").distinct().order_by("slug"))
+    beats = list(Beat.objects.filter(newsroom=newsroom).having_published().order_by("slug"))
     beat = request.GET.get("beat") or None
     if beat is not None:
         chosen = next((b for b in beats if b.slug == beat), None)
