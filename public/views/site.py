@@ -4,6 +4,7 @@ import json
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from newsroom.infra.keyset import Keyset
@@ -110,7 +111,7 @@ def robots_txt(request):
         "Disallow: /api/",
         "Disallow: /search/",
         "",
-        f"Sitemap: {settings.SITE_URL}/sitemap.xml",
-        f"Sitemap: {settings.SITE_URL}/sitemap-news.xml",
+        f"Sitemap: {settings.SITE_URL}{reverse('django.contrib.sitemaps.views.sitemap')}",
+        f"Sitemap: {settings.SITE_URL}{reverse('sitemap-news')}",
     ]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
