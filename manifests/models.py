@@ -40,7 +40,7 @@ class Manifest(models.Model):
     fetched_at = models.DateTimeField(null=True, blank=True, help_text="When the provider was last asked for it.")
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ManifestQuerySet.as_manager()
+    objects = models.Manager.from_queryset(ManifestQuerySet)()
 
     class Meta:
         ordering = ["-published_date", "id"]
@@ -61,6 +61,10 @@ class ClaimQuerySet(models.QuerySet):
     def stubs(self):
         return self.filter(has_text=False)
 
+    def self_reported_flags(self) -> dict[str, bool | None]:
+        """Claim id -> ``self_reported_or_unknown``."""
+        return {c.id: c.self_reported_or_unknown for c in self.only("id", "self_reported", "has_text")}
+
 
 class Claim(models.Model):
     """A claim of a manifest. A stub (``has_text=False``) is known by id only, until its
@@ -75,7 +79,7 @@ class Claim(models.Model):
         null=True, help_text="Whether the source reports this about itself; unknown for stubs."
     )
 
-    objects = ClaimQuerySet.as_manager()
+    objects = models.Manager.from_queryset(ClaimQuerySet)()
 
     class Meta:
         ordering = ["manifest_id", "position", "id"]
@@ -89,3 +93,8 @@ class Claim(models.Model):
 
     def __str__(self):
         return self.id if not self.has_text else f"{self.id}: {self.text[:60]}"
+
+    @property
+    def self_reported_or_unknown(self) -> bool | None:
+        """``self_reported``, or None while the claim is a stub: its flag is not known yet."""
+        return self.self_reported if self.has_text else None

@@ -24,12 +24,38 @@ def parse_edition(value: str) -> dt.datetime:
     return dt.datetime.strptime(value, EDITION_FORMAT).replace(tzinfo=dt.UTC)
 
 
+class FilesStoriesQuerySet(models.QuerySet):
+    """For what stories are filed under (newsrooms, beats, editions). The stories app owns
+    what "published" means; these read it from the model behind the ``stories`` relation."""
+
+    def _stories(self):
+        relation = self.model._meta.get_field("stories")
+        return relation.related_model, relation.field.name
+
+    def having_published(self):
+        """Those with a published story. EXISTS, not a join and DISTINCT: one index probe
+        each, whatever the archive's size."""
+        story, field = self._stories()
+        return self.filter(models.Exists(story._default_manager.published().filter(**{field: models.OuterRef("pk")})))
+
+    def with_published_counts(self):
+        """Each with ``published_stories`` (how many) and ``updated_at`` (the latest change
+        to one of them, None when there is none)."""
+        published = self._stories()[0].published_q("stories")
+        return self.annotate(
+            published_stories=models.Count("stories", filter=published),
+            updated_at=models.Max("stories__updated_at", filter=published),
+        )
+
+
 class Newsroom(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     title = models.CharField(max_length=200)
     auto_publish = models.BooleanField(
         default=False, help_text="Publish writer submissions that pass every check without an editor."
     )
+
+    objects = models.Manager.from_queryset(FilesStoriesQuerySet)()
 
     class Meta:
         ordering = ["title"]
@@ -47,6 +73,8 @@ class Beat(models.Model):
     slug = models.SlugField(max_length=100)
     title = models.CharField(max_length=200, blank=True)
 
+    objects = models.Manager.from_queryset(FilesStoriesQuerySet)()
+
     class Meta:
         ordering = ["newsroom__title", "slug"]
         constraints = [
@@ -58,7 +86,7 @@ class Beat(models.Model):
         return f"{self.newsroom.slug}/{self.slug}"
 
 
-class EditionQuerySet(models.QuerySet):
+class EditionQuerySet(FilesStoriesQuerySet):
     def get_or_create_for(self, edition_id: str):
         return self.get_or_create(id=edition_id, defaults={"starts_at": parse_edition(edition_id)})
 
@@ -69,7 +97,7 @@ class Edition(models.Model):
     id = models.CharField(primary_key=True, max_length=13)
     starts_at = models.DateTimeField(unique=True)
 
-    objects = EditionQuerySet.as_manager()
+    objects = models.Manager.from_queryset(EditionQuerySet)()
 
     class Meta:
         ordering = ["-starts_at"]

@@ -8,31 +8,30 @@ import json
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import OuterRef, Subquery
-from django.db.models.functions import Coalesce, Greatest
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
 from django.utils.html import escape
 
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Newsroom
 from public.renderings import site_name
-from stories.models import Correction, Story
+from stories.models import Story
 
 FEED_SIZE = 50
 
 
 def feed_stories(newsroom: Newsroom | None = None):
     """The newest published stories, with ``last_change`` = latest correction or publication."""
-    qs = Story.objects.published().select_related("newsroom", "beat")
+    qs = Story.objects.published().select_related("newsroom", "beat").with_last_change()
     if newsroom is not None:
         qs = qs.in_newsroom(newsroom)
-    # A subquery per listed story, not Max() over a join: a GROUP BY would aggregate every
-    # published story before the LIMIT (seconds at a million stories).
-    latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
-    qs = qs.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
     return qs.newest_first()[:FEED_SIZE]
+
+
+def _rendering(story: Story, fmt: str) -> str:
+    return reverse(f"story-{fmt}", args=[story.edition_id[:10], story.slug])
 
 
 def _iso(value) -> str:
@@ -56,11 +55,12 @@ class StoryAtomFeed(Feed):
     description = subtitle
 
     def link(self, obj):
-        return settings.SITE_URL + (obj.get_absolute_url() if obj else "/")
+        return settings.SITE_URL + (obj.get_absolute_url() if obj else reverse("home"))
 
     def feed_url(self, obj):
-        name = f"feed.{self.kind}"
-        return settings.SITE_URL + (f"/n/{obj.slug}/{name}" if obj else f"/{name}")
+        return settings.SITE_URL + (
+            reverse(f"newsroom-feed-{self.kind}", args=[obj.slug]) if obj else reverse(f"feed-{self.kind}")
+        )
 
     def author_name(self, obj):
         return site_name()
@@ -100,8 +100,8 @@ class StoryRssFeed(StoryAtomFeed):
 def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
     """JSON Feed 1.1 (https://jsonfeed.org/version/1.1)."""
     base = settings.SITE_URL
-    home = base + (newsroom.get_absolute_url() if newsroom else "/")
-    feed_url = base + (f"/n/{newsroom.slug}/feed.json" if newsroom else "/feed.json")
+    home = base + (newsroom.get_absolute_url() if newsroom else reverse("home"))
+    feed_url = base + (reverse("newsroom-feed-json", args=[newsroom.slug]) if newsroom else reverse("feed-json"))
     items = []
     for story in feed_stories(newsroom):
         items.append(
@@ -121,7 +121,10 @@ def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
                 ],
                 "tags": [t for t in (story.newsroom.title, story.beat.slug if story.beat_id else None) if t],
                 "language": "en",
-                "_provenance": {"json": story.url + "index.json", "markdown": story.url + "index.md"},
+                "_provenance": {
+                    "json": base + _rendering(story, "json"),
+                    "markdown": base + _rendering(story, "markdown"),
+                },
             }
         )
     return {
@@ -131,7 +134,7 @@ def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
         "feed_url": feed_url,
         "description": "Cited, verified stories: every paragraph links to the claims it rests on.",
         "language": "en",
-        "authors": [{"name": site_name(), "url": base + "/"}],
+        "authors": [{"name": site_name(), "url": base + reverse("home")}],
         "items": items,
     }
 

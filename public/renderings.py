@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
+from django.urls import reverse
 
 from public import markup
 from stories import desk
@@ -64,8 +65,8 @@ def _md_escape_line(text: str) -> str:
 
 def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
     seen = list(dict.fromkeys(c["manifest_id"] for c in cites))
-    base = settings.SITE_URL
-    return "".join(f" [\\[{numbers[mid]}\\]]({base}/manifests/{mid}/)" for mid in seen if mid in numbers)
+    urls = {mid: settings.SITE_URL + reverse("manifest-detail", args=[mid]) for mid in seen}
+    return "".join(f" [\\[{numbers[mid]}\\]]({urls[mid]})" for mid in seen if mid in numbers)
 
 
 def to_markdown(d: dict) -> str:

@@ -8,7 +8,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
-from django.db.models import Exists, Max, OuterRef
 from django.shortcuts import render
 from django.utils import timezone
 
@@ -37,7 +36,7 @@ class StorySitemap(SiteUrlSitemap):
     def items(self):
         return (
             Story.objects.published()
-            .annotate(last_correction=Max("corrections__corrected_at"))
+            .with_last_change()
             .only("id", "slug", "edition_id", "published_at", "updated_at")
             .order_by("-published_at", "id")
         )
@@ -46,25 +45,21 @@ class StorySitemap(SiteUrlSitemap):
         return item.path
 
     def lastmod(self, item):
-        return max(t for t in (item.published_at, item.last_correction) if t)
-
-
-def _has_published(model_field: str):
-    return Exists(Story.objects.published().filter(**{model_field: OuterRef("pk")}))
+        return item.last_change
 
 
 class NewsroomSitemap(SiteUrlSitemap):
     changefreq = "hourly"
 
     def items(self):
-        return Newsroom.objects.filter(_has_published("newsroom")).order_by("slug")
+        return Newsroom.objects.having_published().order_by("slug")
 
 
 class EditionSitemap(SiteUrlSitemap):
     changefreq = "daily"
 
     def items(self):
-        return Edition.objects.filter(_has_published("edition")).order_by("-starts_at")
+        return Edition.objects.having_published().order_by("-starts_at")
 
 
 SITEMAPS = {"stories": StorySitemap, "newsrooms": NewsroomSitemap, "editions": EditionSitemap}

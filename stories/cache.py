@@ -39,10 +39,7 @@ def citing_story_ids(manifest_id: str) -> set[str]:
     """The stories (any status) with a cite of this manifest."""
     from .models import Cite
 
-    rows = Cite.objects.filter(manifest_id=manifest_id).values_list(
-        "paragraph__section__story_id", "key_fact__story_id"
-    )
-    return {sid for pair in rows for sid in pair if sid}
+    return set(Cite.objects.citing(manifest=manifest_id).values_list("story_id", flat=True))
 
 
 def source_changed(sender, instance, update_fields=None, **kwargs):

@@ -4,7 +4,7 @@ and the commands (``stories.desk``, ``stories.actions``, ``manifests.formats``).
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max, Prefetch, Q
+from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -147,11 +147,9 @@ class NewsroomList(ReadView):
 
     @extend_schema(responses={200: s.NewsroomSerializer(many=True), **errors(401, 429)})
     def get(self, request):
-        published = Q(stories__status=Story.Status.PUBLISHED)
-        newsrooms = Newsroom.objects.annotate(
-            published_stories=Count("stories", filter=published),
-            updated_at=Max("stories__updated_at", filter=published),
-        ).prefetch_related(Prefetch("beats", queryset=Beat.objects.order_by("slug")))
+        newsrooms = Newsroom.objects.with_published_counts().prefetch_related(
+            Prefetch("beats", queryset=Beat.objects.order_by("slug"))
+        )
         data = [
             {
                 "slug": n.slug,
@@ -176,11 +174,7 @@ class EditionList(ReadView):
 
     @extend_schema(responses={200: s.EditionSerializer(many=True), **errors(400, 401, 429)})
     def get(self, request):
-        published = Q(stories__status=Story.Status.PUBLISHED)
-        editions = Edition.objects.annotate(
-            published_stories=Count("stories", filter=published),
-            updated_at=Max("stories__updated_at", filter=published),
-        ).filter(published_stories__gt=0)
+        editions = Edition.objects.with_published_counts().filter(published_stories__gt=0)
         page = self.paginate_queryset(editions)
         data = [
             {
@@ -236,7 +230,7 @@ class CorrectionList(ReadView):
         responses={200: s.CorrectionSerializer(many=True), **errors(400, 401, 429)},
     )
     def get(self, request):
-        corrections = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
+        corrections = Correction.objects.filter(Story.published_q("story")).select_related("story")
         if value := present(request.query_params, "newsroom"):
             corrections = corrections.filter(story__newsroom__slug=parse_slug("newsroom", value))
         page = self.paginate_queryset(corrections)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from stories.desk import format_time
@@ -43,7 +44,7 @@ def story_summary(story) -> dict:
     return {
         "id": story.id,
         "url": story.url,
-        "api_url": settings.SITE_URL + f"/api/v1/stories/{story.id}/",
+        "api_url": settings.SITE_URL + reverse("api-story", args=[story.id]),
         "version": story.version,
         "status": story.status,
         "newsroom": story.newsroom.slug,

@@ -2,9 +2,9 @@
 
 import json
 
-from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from newsroom.infra.keyset import Keyset
@@ -28,9 +28,7 @@ def home(request):
     latest = _stories().newest_first().first()
     edition_stories = list(_stories().in_edition(latest.edition_id).newest_first()) if latest else []
     earlier = list(_stories().exclude(edition_id=latest.edition_id).newest_first()[:HOME_EARLIER]) if latest else []
-    # EXISTS, not a join and DISTINCT: one index probe per newsroom, whatever the archive's size
-    published = _stories().filter(newsroom=OuterRef("pk")).order_by()
-    newsrooms = Newsroom.objects.filter(Exists(published)).order_by("title")
+    newsrooms = Newsroom.objects.having_published().order_by("title")
     return render(
         request,
         "public/home.html",
@@ -51,7 +49,7 @@ def newsroom_detail(request, slug):
     ``PAGE_SIZE`` a page, ``?before=`` pages (``newsroom.infra.keyset``), no total."""
     newsroom = get_object_or_404(Newsroom, slug=slug)
     stories = _stories().in_newsroom(newsroom)
-    beats = list(Beat.objects.filter(newsroom=newsroom, stories__status="published").distinct().order_by("slug"))
+    beats = list(Beat.objects.filter(newsroom=newsroom).having_published().order_by("slug"))
     beat = request.GET.get("beat") or None
     if beat is not None:
         chosen = next((b for b in beats if b.slug == beat), None)
@@ -113,7 +111,7 @@ def robots_txt(request):
         "Disallow: /api/",
         "Disallow: /search/",
         "",
-        f"Sitemap: {settings.SITE_URL}/sitemap.xml",
-        f"Sitemap: {settings.SITE_URL}/sitemap-news.xml",
+        f"Sitemap: {settings.SITE_URL}{reverse('django.contrib.sitemaps.views.sitemap')}",
+        f"Sitemap: {settings.SITE_URL}{reverse('sitemap-news')}",
     ]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

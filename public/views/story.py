@@ -2,7 +2,7 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed nine more when it
+is cached (the story's id/version row and the site profile) and a fixed ten more when it
 is not (``Story.objects.loaded()``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
@@ -246,7 +246,7 @@ def search_page(request, queryset, query: str) -> Page:
 @list_page
 def corrections(request):
     """Every correction on a published story, newest first, ``?before=`` pages (``newsroom.infra.keyset``)."""
-    rows = Correction.objects.filter(story__status=Story.Status.PUBLISHED).select_related("story")
+    rows = Correction.objects.filter(Story.published_q("story")).select_related("story")
     pages = Keyset(request, rows, "corrected_at", per_page=CORRECTIONS_PAGE_SIZE)
     moved = pages.legacy_redirect()
     if moved is not None:

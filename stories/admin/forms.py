@@ -137,9 +137,7 @@ class StoryPartForm(StoryVersionForm):
     """A form on one of the story's parts (a section, a cite): the version checked is the story's."""
 
     def story_for_version(self):
-        from stories.admin.parts import story_of  # avoid a cycle: admin_parts imports these forms
-
-        return story_of(self.instance) if not self.instance._state.adding else self.initial_story()
+        return self.instance.story if not self.instance._state.adding else self.initial_story()
 
     def initial_story(self):
         return None

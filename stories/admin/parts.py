@@ -21,21 +21,6 @@ from stories.admin.forms import CiteForm, StoryPartForm, claim_label
 from stories.models import Cite, CiteClaim, KeyFact, Paragraph, Section, Story
 
 
-def story_of(part) -> Story | None:
-    """The story a section, paragraph, key fact or cite belongs to."""
-    if isinstance(part, Story):
-        return part
-    if isinstance(part, Section):
-        return part.story
-    if isinstance(part, KeyFact):
-        return part.story
-    if isinstance(part, Paragraph):
-        return part.section.story
-    if isinstance(part, Cite):
-        return story_of(part.paragraph if part.paragraph_id else part.key_fact)
-    return None
-
-
 def story_change_url(story: Story, anchor: str = "desk") -> str:
     return reverse("admin:stories_story_change", args=[story.pk]) + (f"#{anchor}" if anchor else "")
 
@@ -73,7 +58,7 @@ class StoryChildInline:
     only (``actions.can_edit``)."""
 
     def _editable(self, request, obj):
-        return obj is None or actions.can_edit(request.user, story_of(obj))
+        return obj is None or actions.can_edit(request.user, obj if isinstance(obj, Story) else obj.story)
 
     def has_add_permission(self, request, obj=None):
         return super().has_add_permission(request, obj) and self._editable(request, obj)
@@ -142,19 +127,16 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return super().has_change_permission(request, obj) and (
-            obj is None or actions.can_edit(request.user, story_of(obj))
+            obj is None or actions.can_edit(request.user, obj.story)
         )
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and (
-            obj is None or actions.can_edit(request.user, story_of(obj))
+            obj is None or actions.can_edit(request.user, obj.story)
         )
 
     def story_link(self, obj):
-        story = story_of(obj)
-        if story is None:
-            return "-"
-        return format_html('<a href="{}">{}</a>', story_change_url(story), story.headline)
+        return format_html('<a href="{}">{}</a>', story_change_url(obj.story), obj.story.headline)
 
     story_link.short_description = "Story"
 
@@ -169,7 +151,7 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
                 self.save_formset(request, form, formset, change=change)
 
         actions.save_story(
-            story=story_of(form.instance),
+            story=form.instance.story,
             user=request.user,
             expected_version=form.cleaned_data.get("opened_version"),
             write=write,
@@ -178,16 +160,16 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
 
     def delete_model(self, request, obj):
         actions.save_story(
-            story=story_of(obj), user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name}
+            story=obj.story, user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name}
         )
 
     def _back(self, request, obj):
-        return HttpResponseRedirect(story_change_url(story_of(obj)))
+        return HttpResponseRedirect(story_change_url(obj.story))
 
     def response_change(self, request, obj):
         if "_continue" in request.POST:
             return super().response_change(request, obj)
-        version = Story.objects.only("version").get(pk=story_of(obj).pk).version
+        version = Story.objects.only("version").get(pk=obj.story.pk).version
         messages.success(request, f"Saved {obj._meta.verbose_name}. The story is now at version {version}.")
         return self._back(request, obj)
 
@@ -201,7 +183,7 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         form = context["adminform"].form
         context.update(
-            desk_story=story_of(obj) if obj is not None else form.story_for_version(),
+            desk_story=obj.story if obj is not None else form.story_for_version(),
             show_save_and_add_another=False,  # a part is added from its place on the story page
         )
         return super().render_change_form(request, context, add, change, form_url, obj)
@@ -209,7 +191,7 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
         if obj is not None:
-            request._desk_story = story_of(obj)
+            request._desk_story = obj.story
         return super().delete_view(request, object_id, extra_context)
 
 

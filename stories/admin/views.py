@@ -18,7 +18,7 @@ from manifests.models import Claim
 from stories import actions
 from stories.admin.forms import CorrectionForm, PublishForm, ReasonForm, ScheduleForm
 from stories.history import compare_versions
-from stories.models import AuditEntry, CheckResult, CiteClaim, Revision, Story
+from stories.models import AuditEntry, CheckResult, Cite, Revision, Story
 
 # The part of a finding's path that names a key fact, a paragraph or a section.
 _OWNER_PATH = re.compile(r"^(key_facts\[\d+\]|sections\[\d+\]\.paragraphs\[\d+\]|sections\[\d+\])")
@@ -286,23 +286,16 @@ def claim_citations(model_admin, request, claim_id):
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
     claim = get_object_or_404(Claim.objects.select_related("manifest__publisher"), pk=claim_id)
-    uses = (
-        CiteClaim.objects.filter(claim=claim)
-        .select_related("cite__paragraph__section__story", "cite__key_fact__story")
-        .order_by("cite__id")
+    cites = (
+        Cite.objects.citing(claim=claim).select_related("paragraph__section__story", "key_fact__story").order_by("id")
     )
     rows = []
-    for use in uses:
-        cite = use.cite
+    for cite in cites:
         if cite.paragraph_id:
-            story, where, text = (
-                cite.paragraph.section.story,
-                f"paragraph in “{cite.paragraph.section.heading}”",
-                cite.paragraph.markdown,
-            )
+            where, text = f"paragraph in “{cite.paragraph.section.heading}”", cite.paragraph.markdown
         else:
-            story, where, text = cite.key_fact.story, "key fact", cite.key_fact.text
-        rows.append({"story": story, "where": where, "text": text})
+            where, text = "key fact", cite.key_fact.text
+        rows.append({"story": cite.story, "where": where, "text": text})
     return TemplateResponse(
         request,
         "admin/stories/story/claim_citations.html",

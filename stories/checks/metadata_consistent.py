@@ -40,7 +40,7 @@ class MetadataConsistent(Criterion):
             want = trust_text(ctx.doc["trust"], len(ctx.cited_manifest_ids))
             if labels["trust_text"] != want:
                 findings.append(self.disagrees("labels.trust_text", labels["trust_text"], want))
-        flags = {cid: (c.self_reported if c.has_text else None) for cid, c in ctx.claims.items()}
+        flags = {cid: c.self_reported_or_unknown for cid, c in ctx.claims.items()}
         for i, fact in enumerate(ctx.doc["key_facts"]):
             if fact.get("self_reported") is None:
                 continue

@@ -200,12 +200,7 @@ def _write_new(run: list[Item], known: dict, *, user, action: str) -> None:
     cited = {mid for doc in docs for mid in cited_manifest_ids(doc)}
     infos = {m.id: ManifestInfo.of(m) for m in Manifest.objects.filter(id__in=cited).select_related("publisher")}
     claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
-    flags = {
-        cid: (self_reported if has_text else None)
-        for cid, self_reported, has_text in Claim.objects.filter(id__in=claim_ids).values_list(
-            "id", "self_reported", "has_text"
-        )
-    }
+    flags = Claim.objects.filter(id__in=claim_ids).self_reported_flags()
     profile = SiteProfile.load()
     bulk_insert(
         Revision,

@@ -10,6 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.urls import reverse
 
 from manifests.models import Manifest
 from newsroom.models import SiteProfile
@@ -71,7 +72,7 @@ def cited_manifest_ids(doc: dict) -> list[str]:
 
 
 def story_url(edition: str, slug: str) -> str:
-    return f"{settings.SITE_URL}/stories/{edition[:10]}/{slug}/"
+    return settings.SITE_URL + reverse("story-detail", args=[edition[:10], slug])
 
 
 def format_time(value: dt.datetime | None) -> str | None:
@@ -164,8 +165,8 @@ def render(
             "html": url,
             "json": url + "index.json",
             "markdown": url + "index.md",
-            "newsroom": f"{settings.SITE_URL}/n/{doc['newsroom']}/",
-            "edition": f"{settings.SITE_URL}/editions/{doc['edition']}/",
+            "newsroom": settings.SITE_URL + reverse("newsroom-detail", args=[doc["newsroom"]]),
+            "edition": settings.SITE_URL + reverse("edition-detail", args=[doc["edition"]]),
         },
         "related": [dict(r) for r in doc["related"]],
     }

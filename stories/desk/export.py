@@ -75,7 +75,7 @@ def loaded_manifests(story) -> tuple[dict[str, ManifestInfo], dict[str, bool | N
         for cite in owner.cites.all():
             manifests.setdefault(cite.manifest_id, ManifestInfo.of(cite.manifest))
             for cc in cite.claims.all():
-                flags[cc.claim_id] = cc.claim.self_reported if cc.claim.has_text else None
+                flags[cc.claim_id] = cc.claim.self_reported_or_unknown
     return manifests, flags
 
 
@@ -105,10 +105,7 @@ def render_document(doc: dict) -> dict:
     ids = cited_manifest_ids(doc)
     db = {m.id: m for m in Manifest.objects.filter(id__in=ids).select_related("publisher")}
     claim_ids = {cid for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
-    flags = {
-        c.id: (c.self_reported if c.has_text else None)
-        for c in Claim.objects.filter(id__in=claim_ids).only("id", "self_reported", "has_text")
-    }
+    flags = Claim.objects.filter(id__in=claim_ids).self_reported_flags()
     newsroom = Newsroom.objects.filter(slug=doc["newsroom"]).first()
     title = newsroom.title if newsroom else (doc["newsroom_title"] or default_newsroom_title(doc["newsroom"]))
     # A manifest the database lacks is rendered from the story's own list, as import would store it.

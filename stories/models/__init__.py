@@ -5,12 +5,15 @@ import time
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Prefetch, Q
+from django.db.models import OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
+from django.db.models.functions import Coalesce, Greatest
 from django.urls import reverse
 
 from manifests.models import Claim, Manifest
 from newsroom.fields import OrderedJSONField
 from newsroom.models import Beat, Edition, Newsroom
+
+from .records import AuditEntry, CheckResult, Revision, StoryFingerprint  # noqa: F401 (stories.models names them all)
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -22,7 +25,7 @@ def new_story_id() -> str:
 
 class StoryQuerySet(models.QuerySet):
     def published(self):
-        return self.filter(status=Story.Status.PUBLISHED)
+        return self.filter(Story.published_q())
 
     def in_newsroom(self, newsroom):
         return self.filter(newsroom=newsroom)
@@ -33,11 +36,31 @@ class StoryQuerySet(models.QuerySet):
     def newest_first(self):
         return self.order_by("-published_at", "-id")
 
+    def with_last_change(self):
+        """Each story's ``last_change``: the last change a reader can see, its latest
+        correction or else its publication. A subquery per story, not ``Max()`` over a join:
+        a GROUP BY would aggregate every story before a LIMIT (seconds at a million stories)."""
+        latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
+        return self.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
+
     def with_everything(self):
         """Everything a rendering of the story reads, in a fixed number of queries."""
-        cites = Cite.objects.select_related("manifest__publisher").prefetch_related(
-            Prefetch("claims", queryset=CiteClaim.objects.select_related("claim").order_by("position"))
-        )
+        return self._with_parts(_cites().prefetch_related(Prefetch("claims", queryset=_cite_claims())))
+
+    def loaded(self, pk):
+        """The story ``pk`` with everything a rendering reads, as ``with_everything()`` loads
+        it, or None when it is not in this queryset: in ten queries rather than eleven, as
+        the claims of all its cites, its key facts' and its paragraphs', come in one query
+        (``with_everything()`` prefetches them per owner kind)."""
+        story = self._with_parts(_cites()).filter(pk=pk).first()
+        if story is None:
+            return None
+        owners = [*story.key_facts.all(), *(p for s in story.sections.all() for p in s.paragraphs.all())]
+        cites = [c for owner in owners for c in owner.cites.all()]
+        prefetch_related_objects(cites, Prefetch("claims", queryset=_cite_claims()))
+        return story
+
+    def _with_parts(self, cites):
         return self.select_related("newsroom", "beat", "edition").prefetch_related(
             Prefetch("key_facts", queryset=KeyFact.objects.prefetch_related(Prefetch("cites", queryset=cites))),
             Prefetch(
@@ -52,42 +75,6 @@ class StoryQuerySet(models.QuerySet):
             "related_links",
             Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
         )
-
-    def loaded(self, pk):
-        """The story ``pk`` with everything a rendering reads, as ``with_everything()`` loads
-        it, or None when it is not in this queryset: in nine queries rather than eleven, as
-        the cites of all its key facts and paragraphs come in one query and all their claims
-        in another (``with_everything()`` prefetches each level per owner kind)."""
-        story = (
-            self.select_related("newsroom", "beat", "edition")
-            .prefetch_related(
-                "key_facts",
-                Prefetch("sections", queryset=Section.objects.prefetch_related("paragraphs")),
-                "images",
-                "related_links",
-                Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
-            )
-            .filter(pk=pk)
-            .first()
-        )
-        if story is None:
-            return None
-        facts = list(story.key_facts.all())
-        paragraphs = [p for s in story.sections.all() for p in s.paragraphs.all()]
-        cites = list(
-            Cite.objects.filter(
-                Q(key_fact__in=[f.pk for f in facts]) | Q(paragraph__in=[p.pk for p in paragraphs])
-            ).select_related("manifest__publisher")
-        )
-        claims = (
-            CiteClaim.objects.filter(cite__in=[c.pk for c in cites]).select_related("claim").order_by("position", "id")
-            if cites
-            else []
-        )
-        _set_prefetched(cites, "claims", claims, "cite_id")
-        _set_prefetched(facts, "cites", [c for c in cites if c.key_fact_id is not None], "key_fact_id")
-        _set_prefetched(paragraphs, "cites", [c for c in cites if c.paragraph_id is not None], "paragraph_id")
-        return story
 
     def search(self, query: str):
         """Stories matching ``query`` in headline, dek or paragraphs, best first: ranked
@@ -106,7 +93,6 @@ class StoryQuerySet(models.QuerySet):
     def _search_postgres(self, query: str):
         from django.contrib.postgres.aggregates import StringAgg
         from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-        from django.db.models.functions import Coalesce
 
         body = (
             Paragraph.objects.filter(section__story=models.OuterRef("pk"))
@@ -133,16 +119,12 @@ class StoryQuerySet(models.QuerySet):
         )
 
 
-def _set_prefetched(owners, name: str, rows, owner_field: str) -> None:
-    """Put ``rows`` (in order) where ``prefetch_related(name)`` would have, so that
-    ``owner.<name>.all()`` answers from them without a query."""
-    by_owner = {}
-    for row in rows:
-        by_owner.setdefault(getattr(row, owner_field), []).append(row)
-    for owner in owners:
-        qs = getattr(owner, name).get_queryset()
-        qs._result_cache, qs._prefetch_done = by_owner.get(owner.pk, []), True
-        owner.__dict__.setdefault("_prefetched_objects_cache", {})[name] = qs
+def _cites():
+    return Cite.objects.select_related("manifest__publisher")
+
+
+def _cite_claims():
+    return CiteClaim.objects.select_related("claim").order_by("position", "id")
 
 
 class Story(models.Model):
@@ -173,7 +155,7 @@ class Story(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    objects = StoryQuerySet.as_manager()
+    objects = models.Manager.from_queryset(StoryQuerySet)()
 
     class Meta:
         ordering = ["-edition_id", "slug"]
@@ -218,6 +200,12 @@ class Story(models.Model):
     def is_published(self) -> bool:
         return self.status == self.Status.PUBLISHED
 
+    @staticmethod
+    def published_q(prefix: str = "") -> Q:
+        """The condition ``published()`` filters on, for a query through a relation:
+        ``Correction.objects.filter(Story.published_q("story"))``."""
+        return Q(**{f"{prefix}__status" if prefix else "status": Story.Status.PUBLISHED})
+
     @property
     def path(self) -> str:
         return reverse("story-detail", args=[self.edition_id[:10], self.slug])
@@ -250,6 +238,10 @@ class Paragraph(models.Model):
     def __str__(self):
         return self.markdown[:80]
 
+    @property
+    def story(self) -> Story:
+        return self.section.story
+
 
 class KeyFact(models.Model):
     story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="key_facts")
@@ -266,6 +258,23 @@ class KeyFact(models.Model):
         return self.text[:80]
 
 
+class CiteQuerySet(models.QuerySet):
+    def citing(self, *, manifest=None, claim=None):
+        """The cites of ``manifest`` and/or of ``claim`` (an object, an id, or a queryset of
+        claims), each with ``story_id``: the story of the paragraph or key fact it belongs to."""
+        cites = self
+        if manifest is not None:
+            cites = cites.filter(manifest=manifest)
+        if isinstance(claim, models.QuerySet):
+            cites = cites.filter(claims__claim__in=claim)
+        elif claim is not None:
+            cites = cites.filter(claims__claim=claim)
+        return cites.annotate(story_id=Coalesce("paragraph__section__story_id", "key_fact__story_id"))
+
+    def of_published_stories(self):
+        return self.filter(Story.published_q("paragraph__section__story") | Story.published_q("key_fact__story"))
+
+
 class Cite(models.Model):
     """A paragraph's or key fact's cite: one manifest and an ordered list of its claims."""
 
@@ -273,6 +282,8 @@ class Cite(models.Model):
     key_fact = models.ForeignKey(KeyFact, on_delete=models.CASCADE, null=True, blank=True, related_name="cites")
     position = models.PositiveIntegerField(default=0)
     manifest = models.ForeignKey(Manifest, on_delete=models.PROTECT, related_name="cites")
+
+    objects = models.Manager.from_queryset(CiteQuerySet)()
 
     class Meta:
         ordering = ["position", "id"]
@@ -287,6 +298,10 @@ class Cite(models.Model):
     def __str__(self):
         return f"m:{self.manifest_id}"
 
+    @property
+    def story(self) -> Story:
+        return self.paragraph.story if self.paragraph_id else self.key_fact.story
+
 
 class CiteClaim(models.Model):
     cite = models.ForeignKey(Cite, on_delete=models.CASCADE, related_name="claims")
@@ -299,6 +314,10 @@ class CiteClaim(models.Model):
 
     def __str__(self):
         return self.claim_id
+
+    @property
+    def story(self) -> Story:
+        return self.cite.story
 
 
 class Image(models.Model):
@@ -359,7 +378,7 @@ class Correction(models.Model):
     text = models.TextField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
 
-    objects = CorrectionQuerySet.as_manager()
+    objects = models.Manager.from_queryset(CorrectionQuerySet)()
 
     class Meta:
         ordering = ["corrected_at", "id"]
@@ -381,70 +400,3 @@ class Correction(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("corrections are append-only")
-
-
-class Revision(models.Model):
-    """The story's desk/1 JSON as of one save."""
-
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="revisions")
-    version = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    data = OrderedJSONField()
-
-    class Meta:
-        ordering = ["-version"]
-        constraints = [models.UniqueConstraint(fields=["story", "version"], name="revision_once_per_version")]
-
-    def __str__(self):
-        return f"{self.story_id} v{self.version}"
-
-
-class AuditEntry(models.Model):
-    """One row per side-effecting action on a story (publish, unpublish, correct, import...)."""
-
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="audit_entries")
-    action = models.CharField(max_length=32)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    version = models.PositiveIntegerField()
-    reason = models.TextField(blank=True)
-    details = OrderedJSONField(default=dict, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        verbose_name_plural = "audit entries"
-
-    def __str__(self):
-        return f"{self.action} {self.story_id} v{self.version}"
-
-
-class CheckResult(models.Model):
-    """The rubric of one run of the publish checks on a stored story."""
-
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="check_results")
-    version = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    passed = models.BooleanField()
-    score = models.FloatField()
-    rubric = OrderedJSONField()
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        get_latest_by = "created_at"
-
-    def __str__(self):
-        return f"{self.story_id} v{self.version}: {'passed' if self.passed else 'failed'} ({self.score:.2f})"
-
-
-class StoryFingerprint(models.Model):
-    """What ``not_a_repeat`` compares: a MinHash signature of the text and the cited claim ids.
-    Kept up to date on every write of a story, so a check reads no other story's text."""
-
-    story = models.OneToOneField(Story, on_delete=models.CASCADE, primary_key=True, related_name="fingerprint")
-    minhash = OrderedJSONField(default=list)
-    claim_ids = OrderedJSONField(default=list)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self):
-        return f"fingerprint of {self.story_id}"

@@ -1,0 +1,76 @@
+"""What is kept about a story besides its content: its revisions, audit entries, check
+results and fingerprint."""
+
+from django.conf import settings
+from django.db import models
+
+from newsroom.fields import OrderedJSONField
+
+
+class Revision(models.Model):
+    """The story's desk/1 JSON as of one save."""
+
+    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    data = OrderedJSONField()
+
+    class Meta:
+        ordering = ["-version"]
+        constraints = [models.UniqueConstraint(fields=["story", "version"], name="revision_once_per_version")]
+
+    def __str__(self):
+        return f"{self.story_id} v{self.version}"
+
+
+class AuditEntry(models.Model):
+    """One row per side-effecting action on a story (publish, unpublish, correct, import...)."""
+
+    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="audit_entries")
+    action = models.CharField(max_length=32)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    version = models.PositiveIntegerField()
+    reason = models.TextField(blank=True)
+    details = OrderedJSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.action} {self.story_id} v{self.version}"
+
+
+class CheckResult(models.Model):
+    """The rubric of one run of the publish checks on a stored story."""
+
+    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="check_results")
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    passed = models.BooleanField()
+    score = models.FloatField()
+    rubric = OrderedJSONField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        get_latest_by = "created_at"
+
+    def __str__(self):
+        return f"{self.story_id} v{self.version}: {'passed' if self.passed else 'failed'} ({self.score:.2f})"
+
+
+class StoryFingerprint(models.Model):
+    """What ``not_a_repeat`` compares: a MinHash signature of the text and the cited claim ids.
+    Kept up to date on every write of a story, so a check reads no other story's text."""
+
+    story = models.OneToOneField(
+        "stories.Story", on_delete=models.CASCADE, primary_key=True, related_name="fingerprint"
+    )
+    minhash = OrderedJSONField(default=list)
+    claim_ids = OrderedJSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"fingerprint of {self.story_id}"
