@@ -151,6 +151,30 @@ class Story(models.Model):
     decision_card = OrderedJSONField(default=dict, blank=True)
     writer_agent = models.CharField(max_length=200, blank=True)
     writer_run_id = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The editor or writer who created the story in the admin.",
+    )
+    created_by_partner = models.SlugField(
+        max_length=100, blank=True, help_text="The syndication partner whose API key submitted the story (its slug)."
+    )
+    revised_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When published changes last reached readers; published_at keeps the first publication.",
+    )
+    draft_of = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="pending_drafts",
+        help_text="For pending changes to a live story: the live story they will replace when published.",
+    )
     version = models.PositiveIntegerField(default=1, help_text="Bumped by every save, publish and correction.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
@@ -161,7 +185,13 @@ class Story(models.Model):
         ordering = ["-edition_id", "slug"]
         verbose_name_plural = "stories"
         constraints = [
-            models.UniqueConstraint(fields=["edition_date", "slug"], name="story_slug_unique_per_date"),
+            models.UniqueConstraint(
+                fields=["edition_date", "slug"], condition=Q(draft_of__isnull=True), name="story_slug_unique_per_date"
+            ),
+            models.UniqueConstraint(fields=["draft_of"], name="story_one_pending_draft"),
+            models.CheckConstraint(
+                condition=Q(draft_of__isnull=True) | Q(status="draft"), name="story_pending_draft_is_draft"
+            ),
             models.CheckConstraint(condition=Q(slug__regex=SLUG_REGEX), name="story_slug_format"),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "scheduled", "published"]), name="story_status_valid"

@@ -24,11 +24,32 @@ class Revision(models.Model):
         return f"{self.story_id} v{self.version}"
 
 
+class AuditAction(models.TextChoices):
+    """What an audit row records; a database constraint keeps the column to these."""
+
+    CREATE = "create", "Created"
+    EDIT = "edit", "Edited"
+    IMPORT = "import", "Imported"
+    RESTORE = "restore", "Restored from a backup"
+    DEMO = "loaddemo", "Loaded as demo content"
+    SUBMISSION = "submission", "Submitted through the API"
+    PUBLISH = "publish", "Published"
+    PUBLISH_CHANGES = "publish_changes", "Changes published"
+    DISCARD_CHANGES = "discard_changes", "Changes discarded"
+    UNPUBLISH = "unpublish", "Unpublished"
+    SCHEDULE = "schedule", "Scheduled"
+    UNSCHEDULE = "unschedule", "Schedule cancelled"
+    CORRECT = "correct", "Correction recorded"
+    SOURCE_CHANGED = "source_changed", "A cited source changed"
+
+
 class AuditEntry(models.Model):
     """One row per side-effecting action on a story (publish, unpublish, correct, import...)."""
 
+    Action = AuditAction
+
     story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="audit_entries")
-    action = models.CharField(max_length=32)
+    action = models.CharField(max_length=32, choices=Action.choices)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     version = models.PositiveIntegerField()
@@ -38,6 +59,9 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "audit entries"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(action__in=AuditAction.values), name="audit_action_valid"),
+        ]
 
     def __str__(self):
         return f"{self.action} {self.story_id} v{self.version}"
