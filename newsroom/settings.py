@@ -243,7 +243,7 @@ LOGGING = {
 # /readyz checks (by name prefix) reported without failing the probe, e.g. "cache,database:replica".
 READYZ_OPTIONAL = env.list("READYZ_OPTIONAL", default=[])
 
-# CDN purge hook (newsroom/cdn.py): POST {"urls": [...]} here after a publish or correction.
+# CDN purge hook (newsroom/infra/cdn.py): POST {"urls": [...]} here after a publish or correction.
 CDN_PURGE_URL = env("CDN_PURGE_URL", default="")
 CDN_PURGE_TOKEN = env("CDN_PURGE_TOKEN", default="")
 CDN_PURGE_TIMEOUT = env.float("CDN_PURGE_TIMEOUT", default=5.0)
