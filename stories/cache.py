@@ -1,18 +1,39 @@
-"""Keeps the public pages' caches honest (generations: ``newsroom.infra.pagecache``):
+"""The story caches, for the readers' pages and the API alike (generations, ETags:
+``newsroom.infra.pagecache``).
+
+What moves which generation:
 
 - story events move ``lists``;
 - a change to a manifest or claim moves ``sources:<story id>`` of each story citing it
   (and ``lists``, for the manifest pages);
-- a change to the site profile moves ``sources`` (every story shows its texts) and ``lists``.
+- a change to the site profile or a label moves ``sources`` (every story shows its texts)
+  and ``lists``.
 
-Story pages need no purge: their cache key holds the story version, which every action
-bumps, so a correction shows at once.
+The stored representations of stories (``representations``): a story page's rendering and
+the API's documents alike. An entry's key holds what identifies the story's own content: id,
+``version`` (bumped by every action, edit and import that changes it) and ``updated_at``
+(set by every save), so a correction shows at once with no purge. What a story *shows* but
+does not own moves ``sources`` or ``sources:<story id>``; an entry records the values they
+had when it was rendered and is used only while both are still current.
+
+The CDN in front of the site (``newsroom.infra.cdn``, off unless ``CDN_PURGE_URL`` is set)
+is told to drop a story's pages and the lists showing it once a publication, correction or
+unpublication commits: it would otherwise serve them for their ``s-maxage``.
 """
 
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models.signals import post_delete, post_save
+from django.urls import reverse
 
 from manifests.models import Claim, Manifest
-from newsroom.infra.pagecache import bump
+from newsroom.infra import cdn
+from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, bump, generation_key, read_generations
 from newsroom.models import SiteProfile
 
 from . import signals
@@ -57,9 +78,117 @@ def story_sources_key(story_id: str) -> str:
     return f"sources:{story_id}"
 
 
+def story_generations(story_id: str) -> tuple[str, str]:
+    """The generations every representation of the story shows: the site's texts and
+    labels, and the story's own sources."""
+    return ("sources", story_sources_key(story_id))
+
+
+# --------------------------------------------------------------------------- representations
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A story's representation and the row state it was made from."""
+
+    id: str
+    version: int
+    updated_at: dt.datetime
+    body: bytes
+
+
+def _entry_key(kind: str, story_id: str, version: int, updated_at: dt.datetime) -> str:
+    return f"story:{CODE_VERSION}:{kind}:{story_id}:{version}:{updated_at.timestamp():.6f}"
+
+
+def _load(story_ids: list[str], one: bool):
+    """The published stories ``story_ids`` with everything a rendering reads: one story in
+    ``loaded()``'s nine queries, several in ``with_everything()``'s fixed number."""
+    from .models import Story
+
+    if one:
+        story = Story.objects.published().loaded(story_ids[0])
+        return [story] if story is not None else []
+    return Story.objects.published().with_everything().filter(pk__in=story_ids)
+
+
+def representations(rows, kind: str, render, profile: SiteProfile | None = None) -> dict[str, Rendered]:
+    """The ``kind`` representation of each published story in ``rows`` (objects with ``id``,
+    ``version`` and ``updated_at``), by id; ``render(story, profile)`` makes one (bytes, or
+    text written as UTF-8) from a story loaded with everything. ``kind`` names the
+    representation and whatever else its bytes depend on (a format's own code version).
+
+    One cache round trip (the entries and the generations together) when all are stored;
+    the misses cost one load (a fixed number of queries, whatever their count), the site
+    profile unless given, and one ``set_many``. A story unpublished since ``rows`` were read
+    is left out. A cache that keeps nothing (``dummycache://``) renders every time.
+    """
+    rows = list(rows)
+    if not rows:
+        return {}
+    keys = {row.id: _entry_key(kind, row.id, row.version, row.updated_at) for row in rows}
+    names = list(dict.fromkeys(name for row in rows for name in story_generations(row.id)))
+    got = cache.get_many([*keys.values(), *(generation_key(name) for name in names)])
+    current = read_generations(got, names)
+
+    out: dict[str, Rendered] = {}
+    missing = []
+    for row in rows:
+        entry = got.get(keys[row.id])
+        if entry is not None and entry[0] == tuple(current[n] for n in story_generations(row.id)):
+            out[row.id] = Rendered(row.id, row.version, row.updated_at, entry[1])
+        else:
+            missing.append(row.id)
+    if missing:
+        if profile is None:
+            profile = SiteProfile.load()
+        new = {}
+        for story in _load(missing, one=len(rows) == 1):
+            body = render(story, profile)
+            if isinstance(body, str):
+                body = body.encode("utf-8")
+            out[story.id] = Rendered(story.id, story.version, story.updated_at, body)
+            # Under the generations read *before* loading: a change made meanwhile has moved
+            # them on, so this entry is never used, rather than used while stale.
+            gens = tuple(current[n] for n in story_generations(story.id))
+            new[_entry_key(kind, story.id, story.version, story.updated_at)] = (gens, body)
+        cache.set_many(new, PAGE_TTL)
+    return out
+
+
+# --------------------------------------------------------------------------- CDN
+
+
+def story_page_urls(story) -> list[str]:
+    """The pages a CDN may hold that show the story: its renderings, and the lists, feeds
+    and sitemaps it appears in."""
+    story_args = [story.edition_id[:10], story.slug]
+    newsroom = [story.newsroom.slug]
+    return [
+        *(reverse(name, args=story_args) for name in ("story-detail", "story-json", "story-markdown", "story-text")),
+        reverse("home"),
+        reverse("newsroom-detail", args=newsroom),
+        reverse("edition-detail", args=[story.edition_id]),
+        reverse("corrections"),
+        *(reverse(name) for name in ("feed-atom", "feed-rss", "feed-json")),
+        *(reverse(name, args=newsroom) for name in ("newsroom-feed-atom", "newsroom-feed-rss", "newsroom-feed-json")),
+        reverse("django.contrib.sitemaps.views.sitemap"),
+        reverse("sitemap-news"),
+    ]
+
+
+def purge_story_pages(sender, story, **kwargs):
+    """Sent inside the action's transaction: the purge goes out once it commits, so the CDN
+    cannot fetch the page again from before the change."""
+    if settings.CDN_PURGE_URL:
+        cdn.purge_on_commit(story_page_urls(story))
+
+
 def connect():
     for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected, signals.story_updated):
         signal.connect(story_changed, dispatch_uid=f"stories.cache.{id(signal)}")
+    for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected):
+        signal.connect(purge_story_pages, dispatch_uid=f"stories.cache.cdn.{id(signal)}")
     from .models import Story
 
     post_save.connect(story_saved, sender=Story, dispatch_uid="stories.cache.save.Story")

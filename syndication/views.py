@@ -21,7 +21,7 @@ from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
 from stories.models import Correction, Story
 
-from . import cache
+from . import renderers
 from . import serializers as s
 from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle
 from .conditional import ConditionalGetMixin
@@ -58,7 +58,7 @@ class ApiView(APIView):
 
 
 class ReadView(ConditionalGetMixin, ApiView, generics.GenericAPIView):
-    renderer_classes = [cache.ApiJSONRenderer]  # DRF's JSON renderer, also for stored bodies
+    renderer_classes = [renderers.ApiJSONRenderer]  # DRF's JSON renderer, also for stored bodies
 
 
 SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -101,25 +101,25 @@ class StoryList(ReadView):
         # cached document: one query and one cache round trip when all are stored.
         rows = Story.objects.published().only("id", "version", "updated_at")
         page = self.paginate_queryset(filter_stories(rows, request.query_params))
-        stored = cache.representations(page, cache.DESK)
+        stored = renderers.stored_documents(page, renderers.DESK)
         items = []
         for row in page:
             if (r := stored.get(row.id)) is None:
                 continue  # unpublished in the last instant
-            head = cache.encode({"id": r.id, "version": r.version, "updated_at": desk.format_time(r.updated_at)})
+            head = renderers.encode({"id": r.id, "version": r.version, "updated_at": desk.format_time(r.updated_at)})
             items.append(head[:-1] + b',"story":' + r.body + b"}")
         self.last_modified = max((stored[row.id].updated_at for row in page if row.id in stored), default=None)
-        envelope = cache.encode(
+        envelope = renderers.encode(
             {"next": self.paginator.get_next_link(), "next_cursor": self.paginator.next_cursor, "results": []}
         )
         assert envelope.endswith(b"[]}")
-        return Response(cache.Encoded(envelope[:-2] + b",".join(items) + b"]}"))
+        return Response(renderers.Encoded(envelope[:-2] + b",".join(items) + b"]}"))
 
 
 class PublishedStoryMixin:
-    def get_representation(self, story_id: str, fmt: str) -> "cache.Rendered":
+    def get_representation(self, story_id: str, fmt: str) -> "renderers.Rendered":
         row = Story.objects.published().only("id", "version", "updated_at").filter(pk=story_id).first()
-        rendered = cache.representations([row], fmt).get(story_id) if row is not None else None
+        rendered = renderers.stored_documents([row], fmt).get(story_id) if row is not None else None
         if rendered is None:
             raise Http404("no such story")
         self.last_modified = rendered.updated_at
@@ -131,7 +131,7 @@ class StoryDetail(PublishedStoryMixin, ReadView):
 
     @extend_schema(responses={200: s.StoryDocumentSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        return Response(cache.Encoded(self.get_representation(story_id, cache.DESK).body))
+        return Response(renderers.Encoded(self.get_representation(story_id, renderers.DESK).body))
 
 
 class StoryNinjs(PublishedStoryMixin, ReadView):
@@ -139,7 +139,7 @@ class StoryNinjs(PublishedStoryMixin, ReadView):
 
     @extend_schema(responses={200: s.NinjsSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):
-        return Response(cache.Encoded(self.get_representation(story_id, cache.NINJS).body))
+        return Response(renderers.Encoded(self.get_representation(story_id, renderers.NINJS).body))
 
 
 class NewsroomList(ReadView):

@@ -3,8 +3,9 @@
 Set ``CDN_PURGE_URL`` to an endpoint that accepts ``POST`` with a JSON body
 ``{"urls": ["https://site/path/", ...]}`` (most CDNs offer one, or a small adapter in front
 of their API); ``CDN_PURGE_TOKEN``, if set, is sent as ``Authorization: Bearer <token>``.
-Unset, purging does nothing. The outbox (or any action) calls ``purge_on_commit(urls)`` so a
-purge is sent only once the change that makes the pages stale is committed.
+Unset, purging does nothing. ``stories.cache`` calls ``purge_on_commit(urls)`` when a story is
+published, corrected or unpublished, so a purge is sent only once the change that makes the
+pages stale is committed.
 """
 
 import json

@@ -1,9 +1,12 @@
-"""HTTP caching for the public pages: generation counters, ETags and CDN headers.
+"""HTTP caching for the readers' pages and the API: generation counters, ETags and
+cache headers. (The cache backend itself, and the throttles' counters, are
+``newsroom.infra.cache``.)
 
 Two counters live in the cache (``CACHE_URL``):
 
-- ``sources`` (site texts) and ``sources:<story id>`` (the manifests and claims that story
-  cites): story pages show both, so their ETags and cached renderings include them.
+- ``sources`` (site texts and labels) and ``sources:<story id>`` (the manifests and claims
+  that story cites): every representation of a story shows both, so story ETags and stored
+  representations (``stories.cache``) are made under them.
 - ``lists``: bumped when a story is published, unpublished, updated or corrected (see
   ``stories.cache``). Every page that lists stories keys its ETag and cache on it.
 
@@ -49,6 +52,17 @@ def generation(name: str) -> str:
         # stable and conditional GETs still answer 304.
         value = cache.get(_key(name)) or "0"
     return value
+
+
+def read_generations(got: dict, names) -> dict[str, str]:
+    """The counters ``names`` from ``got`` (a ``get_many`` answer that asked for their
+    ``generation_key``), each made when missing: callers read counters and entries in one
+    round trip."""
+    out = {}
+    for name in names:
+        value = got.get(_key(name))
+        out[name] = value if value is not None else generation(name)
+    return out
 
 
 def generation_time(name: str) -> dt.datetime:
@@ -102,17 +116,6 @@ def public(view):
         return response
 
     return wrapped
-
-
-def cached_body(key: str, render, ttl: int = PAGE_TTL) -> bytes:
-    """The bytes cached under ``key``, rendered by ``render()`` on a miss."""
-    body = cache.get(key)
-    if body is None:
-        body = render()
-        if isinstance(body, str):
-            body = body.encode("utf-8")
-        cache.set(key, body, ttl)
-    return body
 
 
 def list_page(view):

@@ -25,7 +25,6 @@ from django.views.decorators.http import condition, require_safe
 from newsroom.infra.keyset import Keyset, Page
 from newsroom.infra.pagecache import (
     PAGE_TTL,
-    cached_body,
     generation,
     generation_key,
     generation_time,
@@ -38,7 +37,7 @@ from newsroom.infra.pagecache import (
 from newsroom.models import SiteProfile
 from public import presenters, renderings
 from stories import desk
-from stories.cache import story_sources_key
+from stories.cache import representations, story_generations
 from stories.models import Correction, Story
 
 FORMATS = {
@@ -67,7 +66,7 @@ class _Lookup:
         if self.story is None:
             raise Http404("no such story")
         self.profile = SiteProfile.load()
-        self.source_keys = ("sources", story_sources_key(self.story.id))
+        self.source_keys = story_generations(self.story.id)
         self.sources_generation = "/".join(generation(k) for k in self.source_keys)
 
     @classmethod
@@ -101,18 +100,20 @@ def _last_modified(request, date, slug):
     return _Lookup.of(request, date, slug).last_modified()
 
 
-def _render(fmt: str, lookup: _Lookup, request) -> bytes:
-    story = Story.objects.published().loaded(lookup.story.pk)
-    if story is None:  # unpublished since the lookup, a moment ago
-        raise Http404("no such story")
-    d = desk.export_story(story, profile=lookup.profile)
-    if fmt == "json":
-        return renderings.to_json(d)
-    if fmt == "md":
-        return renderings.to_markdown(d)
-    if fmt == "txt":
-        return renderings.to_text(d)
-    return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
+def _renderer(fmt: str, request):
+    """``render(story, profile)`` for the story representation cache (``stories.cache``)."""
+
+    def render(story, profile):
+        d = desk.export_story(story, profile=profile)
+        if fmt == "json":
+            return renderings.to_json(d)
+        if fmt == "md":
+            return renderings.to_markdown(d)
+        if fmt == "txt":
+            return renderings.to_text(d)
+        return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
+
+    return render
 
 
 # The fast path. A warm request for a story URL costs one cache round trip and no query:
@@ -172,8 +173,10 @@ def _story_view(fmt: str):
     @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
     def conditional(request, date, slug):
         lookup = _Lookup.of(request, date, slug)
-        body = cached_body(f"page:story:{lookup.etag(fmt)}", lambda: _render(fmt, lookup, request))
-        return HttpResponse(body, content_type=FORMATS[fmt])
+        stored = representations([lookup.story], fmt, _renderer(fmt, request), profile=lookup.profile)
+        if lookup.story.id not in stored:  # unpublished since the lookup, a moment ago
+            raise Http404("no such story")
+        return HttpResponse(stored[lookup.story.id].body, content_type=FORMATS[fmt])
 
     @require_safe
     @public

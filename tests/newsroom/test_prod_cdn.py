@@ -78,3 +78,46 @@ def test_purge_on_commit_waits_for_the_commit(endpoint, django_capture_on_commit
         assert endpoint.received == []  # nothing before the commit
     assert len(callbacks) == 1
     assert endpoint.received[0]["body"] == {"urls": ["https://news.example/s/81/"]}
+
+
+def story_pages(story) -> set[str]:
+    base = f"https://news.example{story.path}"
+    return {base, base + "index.json", base + "index.md", base + "index.txt"}
+
+
+@pytest.mark.django_db
+def test_correcting_unpublishing_and_publishing_a_story_purge_its_pages_after_the_commit(
+    endpoint, demo, django_capture_on_commit_callbacks
+):
+    from stories import actions
+
+    lists = {
+        "https://news.example/",
+        "https://news.example/corrections/",
+        "https://news.example/feed.atom",
+        "https://news.example/sitemap-news.xml",
+        f"https://news.example/n/{demo.newsroom.slug}/",
+        f"https://news.example/n/{demo.newsroom.slug}/feed.json",
+        f"https://news.example/editions/{demo.edition_id}/",
+    }
+    for event in (
+        lambda: actions.record_correction(story=demo, text="The date was wrong.", kind="correction"),
+        lambda: actions.unpublish_story(story=demo, reason="legal"),
+        lambda: actions.publish_story(story=demo, override_reason="republished after review"),
+    ):
+        endpoint.received = []
+        with django_capture_on_commit_callbacks(execute=True):
+            event()
+            assert endpoint.received == []  # nothing before the commit
+        [call] = endpoint.received
+        assert story_pages(demo) | lists <= set(call["body"]["urls"])
+
+
+@pytest.mark.django_db
+def test_story_events_purge_nothing_without_a_purge_url(endpoint, settings, demo, django_capture_on_commit_callbacks):
+    from stories import actions
+
+    settings.CDN_PURGE_URL = ""
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.record_correction(story=demo, text="The date was wrong.", kind="correction")
+    assert endpoint.received == []

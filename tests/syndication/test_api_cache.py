@@ -1,5 +1,6 @@
-"""The story endpoints serve cached representations (syndication.cache): byte for byte what
-they rendered before, in a fixed and small number of queries, and never stale."""
+"""The story endpoints serve cached representations (stories.cache, shared with the story
+pages): byte for byte what they rendered before, in a fixed and small number of queries,
+and never stale."""
 
 import datetime as dt
 

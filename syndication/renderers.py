@@ -1,0 +1,64 @@
+"""How the API writes JSON, and its stored story documents.
+
+A story's desk/1 document (``stories/<id>/`` and each item of ``stories/``) and its ninjs
+are kept as JSON bytes in the story representation cache (``stories.cache``), shared with
+the story pages: keyed by the story's id, version and update time, and used only while the
+generations it shows are current. ``ApiJSONRenderer`` writes those bytes as they are, so a
+stored body costs no encoding.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rest_framework.renderers import JSONRenderer
+
+from stories.cache import Rendered, representations
+
+# Bump when the desk/1 export, ninjs or their JSON encoding change: no entry outlives a deploy.
+API_CODE_VERSION = "api-1"
+DESK, NINJS = "desk", "ninjs"
+
+_renderer = JSONRenderer()
+
+
+def encode(data) -> bytes:
+    """``data`` as the API's JSON renderer writes it (compact, UTF-8, U+2028/9 escaped)."""
+    return _renderer.render(data, None, {})
+
+
+class Encoded:
+    """A response body already encoded by ``encode``; ``ApiJSONRenderer`` writes it as is."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+
+class ApiJSONRenderer(JSONRenderer):
+    """DRF's JSON renderer, passing an ``Encoded`` body through. A client asking for indented
+    JSON (``Accept: application/json; indent=2``) gets it re-rendered from the same data."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, Encoded):
+            if self.get_indent(accepted_media_type, renderer_context or {}) is None:
+                return data.body
+            data = json.loads(data.body)
+        return super().render(data, accepted_media_type, renderer_context)
+
+
+def _render(fmt: str):
+    def render(story, profile) -> bytes:
+        from stories import desk
+
+        from .ninjs import to_ninjs
+
+        doc = desk.export_story(story, profile=profile)
+        return encode(to_ninjs(doc, version=story.version) if fmt == NINJS else doc)
+
+    return render
+
+
+def stored_documents(rows, fmt: str = DESK) -> dict[str, Rendered]:
+    """The ``fmt`` document of each published story in ``rows`` (objects with ``id``,
+    ``version`` and ``updated_at``), by id: see ``stories.cache.representations``."""
+    return representations(rows, f"{API_CODE_VERSION}:{fmt}", _render(fmt))
