@@ -284,13 +284,19 @@ MIDDLEWARE.append("newsroom.infra.middleware.DatabaseUnavailableMiddleware")
 # A NUL in the URL is a 400 before any view (PostgreSQL text cannot hold it).
 MIDDLEWARE.append("newsroom.infra.middleware.RejectNulMiddleware")
 
-# Failed logins (newsroom/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
-# from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window ends.
+# Failed logins (newsroom/infra/login_throttle.py): after LOGIN_ATTEMPTS failures for one username
+# from one address within LOGIN_WINDOW_SECONDS, that pair's login POSTs get 429 until the window
+# ends; after LOGIN_ADDRESS_ATTEMPTS failures from one address, whatever the usernames (a
+# password spray), all its login POSTs do. Usernames are counted as the login form cleans them.
 LOGIN_ATTEMPTS = env.int("LOGIN_ATTEMPTS", default=5)
+LOGIN_ADDRESS_ATTEMPTS = env.int("LOGIN_ADDRESS_ATTEMPTS", default=4 * LOGIN_ATTEMPTS)
 LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 # How many proxies in front of gunicorn append to X-Forwarded-For (nginx alone: 1; a CDN, a
 # balancer and nginx: 3). The client address for the login limit is the entry that many
-# places from the right; 0 (the default) uses REMOTE_ADDR. DRF's NUM_PROXIES follows it.
+# places from the right; a header with fewer entries (it did not pass every proxy) and 0 (the
+# default) use REMOTE_ADDR. DRF's NUM_PROXIES follows it, though DRF would take such a short
+# header's leftmost entry: no API throttle uses DRF's address (the partner throttle counts
+# per key, syndication.auth.PartnerRateThrottle), so that rule decides nothing here.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 MIDDLEWARE.insert(
