@@ -24,9 +24,38 @@ Every value can be changed from the environment without editing this file:
   never written.
 - ``GUNICORN_CONTROL_SOCKET``: path of the control socket (off by default).
 - ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): proxies trusted for ``X-Forwarded-*``.
+- No ``Server`` header: gunicorn has no setting for it, so ``_without_server_header`` drops
+  the line from the headers gunicorn writes itself (``Response.default_headers``).
 """
 
 import os
+
+
+def _without_server_header() -> None:
+    """gunicorn writes ``Server: gunicorn`` before every response's own headers, and has no
+    setting to stop it (overriding ``gunicorn.SERVER`` only changes its value, and only if
+    done before ``gunicorn.http.wsgi`` is imported). So its ``Response.default_headers``
+    (HTTP/1.x, sync and gthread workers) is wrapped to leave that one line out; the status
+    line, ``Date``, ``Connection`` and ``Transfer-Encoding`` are untouched. Done here, in the
+    master, before the workers fork, so every worker inherits it; wrapping twice (a reload
+    reads this file again) is avoided. gunicorn's own error pages (a malformed request) carry
+    no ``Server`` header to begin with. HTTP/2 (``http_protocols = "h2"``, off here and by
+    default; nginx speaks HTTP/1.1 to gunicorn) writes its headers elsewhere and would still
+    send it."""
+    from gunicorn.http import wsgi
+
+    default_headers = wsgi.Response.default_headers
+    if getattr(default_headers, "without_server", False):
+        return
+
+    def headers_without_server(self):
+        return [line for line in default_headers(self) if not line.lower().startswith("server:")]
+
+    headers_without_server.without_server = True
+    wsgi.Response.default_headers = headers_without_server
+
+
+_without_server_header()
 
 
 def _cores() -> int:

@@ -1,10 +1,23 @@
-"""Failed logins limited per username and client address, on the shared cache.
+"""Failed logins limited per username and client address, and per client address.
 
 After ``LOGIN_ATTEMPTS`` failed attempts for one username from one address within
 ``LOGIN_WINDOW_SECONDS`` (counted from the first failure), further login POSTs for that
 username from that address get a 429 with ``Retry-After`` until the window passes, whatever
-the password. A successful login clears the count. Other usernames, and the same username
-from other addresses, are unaffected.
+the password. Independently, after ``LOGIN_ADDRESS_ATTEMPTS`` failures from one address,
+whatever the usernames, every login POST from that address gets a 429 until its window
+passes: one password tried against many usernames (a spray) is limited too.
+
+A successful login clears only its own username+address count: never another address's
+lock, and never the address's own count across usernames (else an attacker holding one
+account could log in between sprays to start again).
+
+The username is counted as Django compares it. The login form cleans what was typed
+(``UsernameField``: surrounding spaces stripped, Unicode NFKC, so full-width ``ｅｄｉｔｏｒ``
+*is* ``editor``) before ``authenticate()`` looks it up; the middleware applies the same
+cleaning to the POSTed name before looking at the count, so no spelling that reaches an
+account escapes that account's count. Case is folded on top (``Editor`` and ``editor``
+share a count): Django's own lookup is exact on PostgreSQL and SQLite, so folding only ever
+counts more, and it stays right on a database whose collation ignores case.
 
 Failures are counted from Django's ``user_login_failed`` signal, so every login that goes
 through ``authenticate()`` counts; the refusal happens in ``LoginThrottleMiddleware``
@@ -25,6 +38,7 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.urls import reverse
 
@@ -35,14 +49,38 @@ def _attempts() -> int:
     return getattr(settings, "LOGIN_ATTEMPTS", 5)
 
 
+def _address_attempts() -> int:
+    return getattr(settings, "LOGIN_ADDRESS_ATTEMPTS", 4 * _attempts())
+
+
 def _window() -> int:
     return getattr(settings, "LOGIN_WINDOW_SECONDS", 900)
 
 
 def _key(username: str, address: str) -> str:
     # Hashed: a username typed by an attacker is not a safe cache key (length, spaces).
-    digest = hashlib.sha256(f"{(username or '').strip().casefold()}\x00{address}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{(username or '').casefold()}\x00{address}".encode()).hexdigest()
     return f"login-fail:{digest}"
+
+
+def _address_key(address: str) -> str:
+    return "login-fail-address:" + hashlib.sha256(address.encode()).hexdigest()
+
+
+def cleaned_username(raw) -> str:
+    """The POSTed username as the admin's login form hands it to ``authenticate()``.
+
+    The form's own field does the cleaning (strip, then NFKC unless longer than the
+    username's maximum length, which the form refuses without authenticating).
+    """
+    from django.contrib import admin
+    from django.contrib.admin.forms import AdminAuthenticationForm
+
+    field = (admin.site.login_form or AdminAuthenticationForm)().fields["username"]
+    try:
+        return field.to_python(raw) or ""
+    except ValidationError:
+        return ""
 
 
 def client_address(request) -> str:
@@ -50,30 +88,32 @@ def client_address(request) -> str:
 
     Each trusted proxy appends the address it received the request from to
     ``X-Forwarded-For``, so with N of them the N-th entry from the right is the client's.
-    A header shorter than N (a request that bypassed a proxy) falls back to its leftmost
-    entry; with no header, or N = 0, it is ``REMOTE_ADDR``.
+    A header with fewer than N entries did not come through all N proxies (a request that
+    bypassed the edge, or reached gunicorn directly): all of it may be the client's own
+    writing, so the connecting address, ``REMOTE_ADDR``, is used. With no header, or N = 0,
+    it is ``REMOTE_ADDR`` too.
     """
     if request is None:
         return "unknown"
     remote = request.META.get("REMOTE_ADDR") or "unknown"
     proxies = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if proxies <= 0 or not forwarded.strip():
+    if proxies <= 0:
         return remote
-    hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
-    return hops[-min(proxies, len(hops))] if hops else remote
+    hops = [hop.strip() for hop in forwarded.split(",")]
+    if len(hops) < proxies or not hops[-proxies]:
+        return remote
+    return hops[-proxies]
 
 
-def failures(username: str, address: str) -> tuple[int, float]:
-    """(failed attempts in the current window, the time the window ends)."""
-    state = cache.get(_key(username, address))
+def _read(key: str) -> tuple[int, float]:
+    state = cache.get(key)
     return state if state else (0, 0.0)
 
 
-def record_failure(username: str, address: str) -> int:
-    """Count one failure; the window starts at the first. Returns the count."""
-    key = _key(username, address)
-    count, ends = failures(username, address)
+def _count(key: str) -> int:
+    """Count one failure under ``key``; the window starts at the first. Returns the count."""
+    count, ends = _read(key)
     now = time.time()
     if not count or ends <= now:
         count, ends = 0, now + _window()
@@ -82,42 +122,79 @@ def record_failure(username: str, address: str) -> int:
     return count
 
 
+def _wait(key: str, limit: int) -> int:
+    count, ends = _read(key)
+    wait = ends - time.time()
+    return int(wait + 0.999) if count >= limit and wait > 0 else 0
+
+
+def failures(username: str, address: str) -> tuple[int, float]:
+    """(failed attempts in the current window, the time the window ends)."""
+    return _read(_key(username, address))
+
+
+def record_failure(username: str, address: str) -> int:
+    """Count one failure for the username from the address. Returns the count."""
+    return _count(_key(username, address))
+
+
+def record_address_failure(address: str) -> int:
+    """Count one failure from the address, whatever the username. Returns the count."""
+    return _count(_address_key(address))
+
+
 def reset(username: str, address: str) -> None:
     cache.delete(_key(username, address))
 
 
 def blocked_for(username: str, address: str) -> int:
     """Seconds this username from this address must wait, or 0."""
-    count, ends = failures(username, address)
-    wait = ends - time.time()
-    return int(wait + 0.999) if count >= _attempts() and wait > 0 else 0
+    return _wait(_key(username, address), _attempts())
+
+
+def address_blocked_for(address: str) -> int:
+    """Seconds this address must wait before any login, or 0."""
+    return _wait(_address_key(address), _address_attempts())
 
 
 def on_login_failed(sender, credentials, request=None, **kwargs):
+    # Exactly what authenticate() compared (the login form has already cleaned it).
     username = credentials.get("username", "")
-    count = record_failure(username, client_address(request))
-    if count >= _attempts():
+    address = client_address(request)
+    count = record_failure(username, address)
+    from_address = record_address_failure(address) if request is not None else 0
+    if count >= _attempts() or from_address >= _address_attempts():
         # The username is logged (to spot an attack), never the password (Django already
         # masks it in ``credentials``).
-        logger.warning("login throttled: %d failed attempts for %r from %s", count, username, client_address(request))
+        logger.warning(
+            "login throttled: %d failed attempts for %r and %d for any username from %s",
+            count,
+            username,
+            from_address,
+            address,
+        )
 
 
 def on_logged_in(sender, request, user, **kwargs):
+    # Only this username from this address: the address's count across usernames stays.
     reset(user.get_username(), client_address(request))
 
 
 class LoginThrottleMiddleware:
-    """Refuses a login POST (the admin's login URL) while its username+address is locked out."""
+    """Refuses a login POST (the admin's login URL) while its username+address, or its address, is locked out."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         if request.method == "POST" and request.path == reverse("admin:login"):
-            wait = blocked_for(request.POST.get("username", ""), client_address(request))
+            address = client_address(request)
+            wait, whose = blocked_for(cleaned_username(request.POST.get("username")), address), "this username"
+            if not wait:
+                wait, whose = address_blocked_for(address), "this address"
             if wait:
                 response = HttpResponse(
-                    f"Too many failed login attempts for this username. Try again in {wait} seconds.\n",
+                    f"Too many failed login attempts for {whose}. Try again in {wait} seconds.\n",
                     status=429,
                     content_type="text/plain; charset=utf-8",
                 )

@@ -114,7 +114,7 @@ def test_the_password_never_reaches_the_logs(client, staff, caplog):
         (1, "198.51.100.7", "198.51.100.7"),  # nginx appended the client's address
         (1, "6.6.6.6, 198.51.100.7", "198.51.100.7"),  # a forged entry on the left is ignored
         (2, "6.6.6.6, 198.51.100.7, 192.0.2.1", "198.51.100.7"),  # CDN then nginx
-        (3, "198.51.100.7", "198.51.100.7"),  # shorter than the proxy count: its leftmost entry
+        (3, "198.51.100.7", "10.0.0.2"),  # shorter than the proxy count: the connecting address
         (1, "", "10.0.0.2"),  # no header at all
     ],
 )
