@@ -12,9 +12,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from . import desk, signals
-from .desk import VersionConflict
-from .models import AuditEntry, Correction, Story
+from stories import desk, signals
+from stories.desk import VersionConflict
+from stories.models import AuditEntry, Correction, Story
 
 __all__ = [
     "ActionError",
@@ -120,7 +120,7 @@ def publish_story(*, story: Story, user=None, override_reason: str = "", at=None
     When the checks fail (and there is no override) the rubric is still recorded, so the
     editor sees why, and ``ChecksFailed`` (carrying the ``CheckResult``) is raised.
     """
-    from .checks import check_and_record  # the checks import the desk, not the actions
+    from stories.checks import check_and_record  # the checks import the desk, not the actions
 
     _require_perm(user, "stories.publish_story")
     reason = (override_reason or "").strip()
