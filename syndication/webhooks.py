@@ -154,13 +154,17 @@ class _Attempt(http.client.HTTPConnection):
     def connect(self):
         family, sockaddr = self.address
         self.raw = socket.socket(family, socket.SOCK_STREAM)
-        self.raw.settimeout(self.left())
-        self.raw.connect(sockaddr)
-        sock = self.raw
-        if self.target.scheme == "https":
+        try:
+            self.raw.settimeout(self.left())
+            self.raw.connect(sockaddr)
+            sock = self.raw
+            if self.target.scheme == "https":
+                sock.settimeout(self.left())
+                sock = _tls_context().wrap_socket(sock, server_hostname=self.target.host)
             sock.settimeout(self.left())
-            sock = _tls_context().wrap_socket(sock, server_hostname=self.target.host)
-        sock.settimeout(self.left())
+        except BaseException:
+            self.raw.close()
+            raise
         self.sock = sock
 
     def cut(self):
