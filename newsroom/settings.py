@@ -285,10 +285,19 @@ SPECTACULAR_SETTINGS.update(
         "COMPONENT_SPLIT_REQUEST": True,
     }
 )
-WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)  # seconds per delivery attempt
+WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)  # seconds per delivery attempt, wall clock
 WEBHOOK_RETRY_HOURS = env.int("WEBHOOK_RETRY_HOURS", default=24)  # then a delivery is marked failed
 WEBHOOK_BACKOFF_SECONDS = env.int("WEBHOOK_BACKOFF_SECONDS", default=30)  # doubled per attempt
 WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=3600)
+# Webhook and key security (docs/deploy.md). Webhook URLs are https only unless
+# WEBHOOK_ALLOW_HTTP (default: on with DEBUG, for local receivers); deliveries to private,
+# loopback, link-local or reserved addresses are refused unless the URL's host, or the
+# address it resolves to, is listed in WEBHOOK_ALLOWED_PRIVATE_HOSTS (names, addresses, networks).
+WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=DEBUG)
+WEBHOOK_ALLOWED_PRIVATE_HOSTS = env.list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", default=[])
+# Failed API key look-ups per client address (DRF's, after TRUSTED_PROXY_COUNT): over this
+# rate, key look-ups from that address answer 429 with Retry-After (keys in use keep working).
+API_KEY_FAILURE_RATE = env("API_KEY_FAILURE_RATE", default="30/min")
 
 # Messages live in the session (server side), not a cookie: the admin shows a new API key
 # once through a message, and it must not travel in a cookie.

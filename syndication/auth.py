@@ -58,21 +58,28 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             token = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("the key is not valid") from None
-        key = self.lookup(token)
+        client = throttling.BaseThrottle().get_ident(request)  # REMOTE_ADDR, or per NUM_PROXIES
+        key, wait = self.lookup(token, client)
+        if wait is None and key is None:
+            wait = keys.count_failure(client)
+        if wait is not None:
+            # Too many bad keys from this address: no more look-ups for a while.
+            raise exceptions.Throttled(wait=wait, detail="too many invalid keys from this address")
         if key is None:
             raise exceptions.AuthenticationFailed("the key is not valid, or has been revoked")
         self.record_use(key)
         return PartnerUser(key), key
 
     @staticmethod
-    def lookup(token: str) -> ApiKey | None:
+    def lookup(token: str, client: str | None = None) -> tuple[ApiKey | None, float | None]:
+        """``(key or None, None)``, or ``(None, seconds to wait)`` for a blocked client."""
         prefix = _parse(token)
         if prefix is None:
-            return None
-        key = keys.usable_key(prefix)
+            return None, None
+        key, wait = keys.lookup(prefix, client)
         if key is None or not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
-            return None
-        return key
+            return None, wait
+        return key, None
 
     @staticmethod
     def record_use(key: ApiKey) -> None:

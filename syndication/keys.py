@@ -3,31 +3,101 @@ query for it. Every way the desk revokes or changes a key forgets the entry at o
 again when the transaction commits, so no request re-reads the row from before it):
 ``ApiKey.revoke()`` and any save or delete of a key or its partner (signals), and the
 admin's "Revoke" action (a queryset update, so it forgets the keys itself). A change made
-behind all of these (SQL, a queryset ``update()`` in a shell) applies within the TTL."""
+behind all of these (SQL, a queryset ``update()`` in a shell) applies within the TTL.
+
+A prefix with no usable key is remembered too, for ``UNKNOWN_KEY_CACHE_TTL`` seconds, so
+that a stream of bad keys does not cost a query each (the same forgetting clears it, so a
+key that becomes usable is accepted at once). Failed look-ups are counted per client
+address: over ``API_KEY_FAILURE_RATE``, every key from that address answers 429 until the
+window slides (``lookup``, ``count_failure``)."""
 
 from __future__ import annotations
 
+import time
+
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
+from rest_framework.throttling import SimpleRateThrottle
+
+from newsroom.infra.cache import count_and_read
 
 from .models import ApiKey, Partner
 
 KEY_CACHE_TTL = 30
+UNKNOWN_KEY_CACHE_TTL = 10
+_UNKNOWN = "unknown"  # cached for a prefix with no usable key
 
 
 def _cache_key(prefix: str) -> str:
     return f"apikey:{prefix}"
 
 
+def _blocked_key(client: str) -> str:
+    return f"apikey-blocked:{client}"
+
+
+def _safe(call, default):
+    try:
+        return call()
+    except Exception:  # the cache unreachable: look-ups go to the database, nothing is blocked
+        return default
+
+
+def lookup(prefix: str, client: str | None = None) -> tuple[ApiKey | None, float | None]:
+    """``(the usable key of this prefix or None, None)``, or ``(None, seconds)`` when
+    ``client`` is blocked for failing too often (whatever the key: a blocked address waits).
+    One cache round trip for both questions; a query only when the cache knows nothing of
+    the prefix."""
+    names = [_cache_key(prefix)] + ([_blocked_key(client)] if client else [])
+    found = _safe(lambda: cache.get_many(names), {})
+    if client:
+        wait = (found.get(names[1]) or 0) - time.time()
+        if wait > 0:
+            return None, wait
+    cached = found.get(names[0])
+    if isinstance(cached, ApiKey):
+        return cached, None
+    if cached == _UNKNOWN:
+        return None, None
+    key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).order_by().first()
+    if key is not None:
+        _safe(lambda: cache.set(names[0], key, KEY_CACHE_TTL), None)
+    else:
+        _safe(lambda: cache.set(names[0], _UNKNOWN, UNKNOWN_KEY_CACHE_TTL), None)
+    return key, None
+
+
 def usable_key(prefix: str) -> ApiKey | None:
     """The usable key (with its partner) of this prefix, or None."""
-    key = cache.get(_cache_key(prefix))
-    if key is None:
-        key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).order_by().first()
-        if key is not None:
-            cache.set(_cache_key(prefix), key, KEY_CACHE_TTL)
-    return key
+    return lookup(prefix)[0]
+
+
+def count_failure(client: str) -> float | None:
+    """Count a failed look-up from ``client``; the seconds it must wait once over the rate
+    (it is then blocked for that long), else None. A sliding window, as the partner throttle:
+    ``previous window * the share of it still inside + this window``. Fails open."""
+    rate = getattr(settings, "API_KEY_FAILURE_RATE", "30/min")
+    allowed, duration = SimpleRateThrottle.parse_rate(None, rate)
+    if not allowed:
+        return None
+    now = time.time()
+    window, into = divmod(now, duration)
+    name = f"apikey-failures:{client}:{int(window)}"
+    current, previous = count_and_read(
+        cache, name, duration * 2 + 1, other=f"apikey-failures:{client}:{int(window) - 1}"
+    )
+    if current is None:
+        return None
+    weight = 1 - into / duration
+    excess = (previous or 0) * weight + current - allowed
+    if excess <= 0:
+        return None
+    wait = excess / previous * duration if previous and previous * weight >= excess else duration - into
+    wait = max(wait, 1.0)
+    _safe(lambda: cache.set(_blocked_key(client), now + wait, int(wait) + 1), None)
+    return wait
 
 
 def forget(*prefixes: str) -> None:

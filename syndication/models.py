@@ -8,6 +8,8 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from .webhook_urls import validate_webhook_url
+
 KEY_PREFIX = "hc"  # keys read "hc_<prefix>_<secret>" so a leaked one is recognisable in a scan
 
 
@@ -131,7 +133,11 @@ class WebhookEndpoint(models.Model):
         UNPUBLISHED = "story.unpublished", "story.unpublished"
 
     partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="webhooks")
-    url = models.URLField(max_length=1000)
+    url = models.URLField(
+        max_length=1000,
+        validators=[validate_webhook_url],
+        help_text="https, on a public host (docs/api.md, Webhooks): private and internal addresses are refused.",
+    )
     secret = models.CharField(
         max_length=100,
         default=new_webhook_secret,
@@ -169,15 +175,22 @@ class WebhookDeliveryQuerySet(models.QuerySet):
         return self.filter(status=WebhookDelivery.Status.PENDING)
 
     def due(self, now):
-        """Pending deliveries whose time has come, on active endpoints, and with no earlier
-        pending delivery for the same endpoint and story (so a story's events arrive in order)."""
+        """Pending deliveries whose time has come, not in flight with a worker (or whose lease
+        ran out), and with no earlier pending delivery for the same endpoint and story (so a
+        story's events arrive in order, one at a time)."""
         earlier = WebhookDelivery.objects.filter(
             endpoint=models.OuterRef("endpoint"),
             story_id=models.OuterRef("story_id"),
             status=WebhookDelivery.Status.PENDING,
             id__lt=models.OuterRef("id"),
         )
-        return self.pending().filter(next_attempt_at__lte=now).exclude(models.Exists(earlier)).order_by("id")
+        not_in_flight = Q(leased_until__isnull=True) | Q(leased_until__lte=now)
+        return (
+            self.pending()
+            .filter(not_in_flight, next_attempt_at__lte=now)
+            .exclude(models.Exists(earlier))
+            .order_by("id")
+        )
 
 
 class WebhookDelivery(models.Model):
@@ -200,6 +213,11 @@ class WebhookDelivery(models.Model):
     next_attempt_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    leased_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set while a worker is sending it; if that worker dies, it is tried again after this.",
+    )
 
     objects = WebhookDeliveryQuerySet.as_manager()
 

@@ -8,6 +8,11 @@ the story action, so an event is queued exactly when it happens. ``deliver_due``
 
 retried with exponential backoff for ``WEBHOOK_RETRY_HOURS``; a 410 stops deliveries to
 that endpoint for good.
+
+Only to public addresses (``syndication.webhook_urls``: checked at registration and again
+after resolving the name at every attempt, connecting to the address checked), within a
+wall-clock deadline per attempt, and with no database transaction open while a request is
+in flight.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import http.client
 import json
+import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -28,6 +35,7 @@ from django.utils import timezone
 
 from stories.desk import format_time
 
+from . import webhook_urls
 from .models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 USER_AGENT = "HangingContext-Webhooks/1"
@@ -109,43 +117,121 @@ def verify(secret: str, header: str, body: bytes, *, tolerance: int = 300, now: 
 @dataclass
 class Outcome:
     status_code: int | None
-    error: str
+    error: str  # a few fixed words ("timed out", "HTTP 500"): never the socket's error text
     duration_ms: int
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A redirect is not a delivery: urllib would re-send the POST as a GET elsewhere."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
+TIMED_OUT = "timed out"
+CONNECTION_FAILED = "connection failed"
+TLS_FAILED = "TLS failed"
 
 
-_opener = urllib.request.build_opener(_NoRedirect)
+def _tls_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+class _Attempt(http.client.HTTPConnection):
+    """One POST to one vetted address, whatever the URL's host resolves to by now: the Host
+    header and the TLS server name (SNI, and the name the certificate must carry) are the
+    URL's host. Redirects are answers like any other (http.client follows none).
+
+    The whole attempt (connect, TLS, send, the status line and headers) has a wall-clock
+    deadline: each socket operation may take at most the time left, and a watchdog shuts the
+    socket down when the deadline passes, so a receiver sending a byte at a time is cut off
+    too. The body of the answer is not read."""
+
+    def __init__(self, target: webhook_urls.Target, address: tuple[int, tuple], deadline: float):
+        super().__init__(target.host, target.port, timeout=max(deadline - time.monotonic(), 0.001))
+        self.target, self.address, self.deadline = target, address, deadline
+        self.raw: socket.socket | None = None
+        self.cut_off = False
+
+    def left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or self.cut_off:
+            raise TimeoutError
+        return left
+
+    def connect(self):
+        family, sockaddr = self.address
+        self.raw = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            self.raw.settimeout(self.left())
+            self.raw.connect(sockaddr)
+            sock = self.raw
+            if self.target.scheme == "https":
+                sock.settimeout(self.left())
+                sock = _tls_context().wrap_socket(sock, server_hostname=self.target.host)
+            sock.settimeout(self.left())
+        except BaseException:
+            self.raw.close()
+            raise
+        self.sock = sock
+
+    def cut(self):
+        self.cut_off = True
+        if self.raw is not None:
+            try:
+                self.raw.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def _send(target, address, body: bytes, headers: dict, deadline: float) -> int:
+    """POST and return the status code; raises on any failure (``_Attempt``)."""
+    attempt = _Attempt(target, address, deadline)
+    watchdog = threading.Timer(max(deadline - time.monotonic(), 0), attempt.cut)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        attempt.connect()
+        attempt.request("POST", target.path, body=body, headers=headers)
+        attempt.sock.settimeout(attempt.left())
+        response = attempt.getresponse()
+        attempt.left()  # a status line that came in only as the watchdog fired is still too late
+        return response.status
+    except Exception:
+        if attempt.cut_off or time.monotonic() >= deadline:
+            raise TimeoutError from None
+        raise
+    finally:
+        watchdog.cancel()
+        attempt.close()
 
 
 def post(delivery: WebhookDelivery) -> Outcome:
+    """One attempt, within ``WEBHOOK_TIMEOUT`` seconds of wall-clock time in all."""
     body = delivery.payload.encode()
-    request = urllib.request.Request(
-        delivery.endpoint.url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            "X-Delivery-Id": str(delivery.delivery_id),
-            "X-Event": delivery.event,
-            "X-Signature": sign(delivery.endpoint.secret, int(time.time()), body),
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Delivery-Id": str(delivery.delivery_id),
+        "X-Event": delivery.event,
+        "X-Signature": sign(delivery.endpoint.secret, int(time.time()), body),
+    }
     started = time.monotonic()
+    deadline = started + float(_setting("WEBHOOK_TIMEOUT", 5.0))
+    code, error = None, ""
     try:
-        with _opener.open(request, timeout=_setting("WEBHOOK_TIMEOUT", 5.0)) as response:
-            code, error = response.status, ""
-    except urllib.error.HTTPError as exc:
-        code, error = exc.code, f"HTTP {exc.code} {exc.reason}"
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        code, error = None, f"{type(reason).__name__}: {reason}"[:1000]
+        target, addresses = webhook_urls.vet(delivery.endpoint.url, seconds=deadline - time.monotonic())
+        for i, address in enumerate(addresses):
+            try:
+                code = _send(target, address, body, headers, deadline)
+                break
+            except ConnectionError:
+                # Refused or reset before an answer: the next address of the name, if any.
+                if i == len(addresses) - 1:
+                    raise
+    except webhook_urls.Refused as exc:
+        error = str(exc)
+    except TimeoutError:  # socket.timeout is TimeoutError
+        error = TIMED_OUT
+    except ssl.SSLError:
+        error = TLS_FAILED
+    except (OSError, http.client.HTTPException, ValueError):
+        error = CONNECTION_FAILED
+    if code is not None and not 200 <= code < 300:
+        error = f"HTTP {code}"
     return Outcome(code, error, int((time.monotonic() - started) * 1000))
 
 
@@ -156,34 +242,68 @@ def backoff(attempts: int) -> dt.timedelta:
     return dt.timedelta(seconds=min(base * 2 ** max(attempts - 1, 0), cap))
 
 
-def record(delivery: WebhookDelivery, outcome: Outcome, now: dt.datetime) -> None:
-    """Log the attempt and move the delivery on: delivered, gone, retry later, or failed."""
-    WebhookAttempt.objects.create(
-        delivery=delivery, at=now, status_code=outcome.status_code, error=outcome.error, duration_ms=outcome.duration_ms
-    )
-    delivery.attempts += 1
-    code = outcome.status_code
-    if code is not None and 200 <= code < 300:
-        delivery.status, delivery.delivered_at = WebhookDelivery.Status.DELIVERED, now
-    elif code == 410:
-        delivery.status = WebhookDelivery.Status.GONE
-        WebhookEndpoint.objects.filter(pk=delivery.endpoint_id).update(active=False)
-    else:
-        deadline = delivery.created_at + dt.timedelta(hours=_setting("WEBHOOK_RETRY_HOURS", 24))
-        if now >= deadline:
-            delivery.status = WebhookDelivery.Status.FAILED
+def lease() -> dt.timedelta:
+    """How long a claimed delivery stays in flight: longer than any attempt can take, after
+    which a worker that died mid-attempt has its delivery tried again."""
+    return dt.timedelta(seconds=float(_setting("WEBHOOK_TIMEOUT", 5.0)) * 2 + 60)
+
+
+def record(delivery: WebhookDelivery, outcome: Outcome, now: dt.datetime) -> bool:
+    """Log the attempt and move the delivery on: delivered, gone, retry later, or failed.
+    In its own short transaction. False (only the attempt logged) when the claim was lost:
+    the lease ran out and another worker took the delivery over."""
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            at=now,
+            status_code=outcome.status_code,
+            error=outcome.error,
+            duration_ms=outcome.duration_ms,
+        )
+        current = WebhookDelivery.objects.select_for_update().filter(pk=delivery.pk).first()
+        if current is None or current.status != WebhookDelivery.Status.PENDING:
+            return False
+        if current.leased_until != delivery.leased_until:
+            return False
+        delivery.attempts = current.attempts + 1
+        delivery.leased_until = None
+        code = outcome.status_code
+        if code is not None and 200 <= code < 300:
+            delivery.status, delivery.delivered_at = WebhookDelivery.Status.DELIVERED, now
+        elif code == 410:
+            delivery.status = WebhookDelivery.Status.GONE
+            WebhookEndpoint.objects.filter(pk=delivery.endpoint_id).update(active=False)
         else:
-            # One last try at the deadline rather than none past it.
-            delivery.next_attempt_at = min(now + backoff(delivery.attempts), deadline)
-    delivery.save(update_fields=["attempts", "status", "delivered_at", "next_attempt_at"])
+            deadline = delivery.created_at + dt.timedelta(hours=_setting("WEBHOOK_RETRY_HOURS", 24))
+            if now >= deadline:
+                delivery.status = WebhookDelivery.Status.FAILED
+            else:
+                # One last try at the deadline rather than none past it.
+                delivery.next_attempt_at = min(now + backoff(delivery.attempts), deadline)
+        delivery.save(update_fields=["attempts", "status", "delivered_at", "next_attempt_at", "leased_until"])
+        return True
 
 
-def _claim_next(now: dt.datetime) -> WebhookDelivery | None:
-    """Lock the next due delivery; other workers skip it (PostgreSQL) instead of waiting."""
-    due = WebhookDelivery.objects.due(now).select_related("endpoint")
-    if connection.features.has_select_for_update_skip_locked:
-        due = due.select_for_update(skip_locked=True, of=("self",))
-    return due.first()
+def claim(now: dt.datetime) -> WebhookDelivery | None:
+    """Take the next due delivery and mark it in flight (``leased_until``), in a short
+    transaction of its own: other workers skip the row while it is locked (PostgreSQL's
+    ``SKIP LOCKED``) and leave it alone once the lease is written. A delivery whose endpoint
+    was turned off meanwhile is marked gone and the next one taken."""
+    while True:
+        with transaction.atomic():
+            due = WebhookDelivery.objects.due(now).select_related("endpoint")
+            if connection.features.has_select_for_update_skip_locked:
+                due = due.select_for_update(skip_locked=True, of=("self",))
+            delivery = due.first()
+            if delivery is None:
+                return None
+            if not delivery.endpoint.active:
+                delivery.status = WebhookDelivery.Status.GONE
+                delivery.save(update_fields=["status"])
+                continue
+            delivery.leased_until = now + lease()
+            delivery.save(update_fields=["leased_until"])
+            return delivery
 
 
 def retire_inactive() -> int:
@@ -192,19 +312,15 @@ def retire_inactive() -> int:
 
 
 def deliver_due(*, limit: int = 100, now=None) -> int:
-    """Send up to ``limit`` due deliveries, one transaction each. Returns how many were tried."""
+    """Send up to ``limit`` due deliveries. Returns how many were tried. No transaction is
+    open while a request is in flight: claim (short transaction), send, record (another)."""
     retire_inactive()
     tried = 0
     while tried < limit:
-        with transaction.atomic():
-            delivery = _claim_next(now or timezone.now())
-            if delivery is None:
-                break
-            if not delivery.endpoint.active:
-                delivery.status = WebhookDelivery.Status.GONE
-                delivery.save(update_fields=["status"])
-                continue
-            outcome = post(delivery)
-            record(delivery, outcome, now or timezone.now())
-            tried += 1
+        delivery = claim(now or timezone.now())
+        if delivery is None:
+            break
+        outcome = post(delivery)
+        record(delivery, outcome, now or timezone.now())
+        tried += 1
     return tried
