@@ -20,7 +20,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.syndication.conftest import client_for, partner, writer_key  # noqa: F401 (fixtures)
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -264,7 +264,7 @@ RAW_BODIES = st.one_of(
 
 
 @pytest.fixture
-def writer(writer_key):  # noqa: F811
+def writer(writer_key):
     return client_for(writer_key[1])
 
 

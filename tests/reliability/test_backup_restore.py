@@ -14,7 +14,7 @@ from manifests.models import Claim, Manifest
 from stories import desk
 from stories.actions import record_correction
 from stories.models import Correction, Story
-from tests.conftest import SEED_JSON
+from tests.seed import SEED_JSON
 
 SEED = json.loads(SEED_JSON.read_text(encoding="utf-8"))
 STUB_ONLY = "9000000000000000001"

@@ -13,6 +13,7 @@
 
 import datetime as dt
 import io
+import itertools
 import json
 import threading
 from collections import Counter, defaultdict
@@ -27,7 +28,6 @@ from stories import actions
 from stories.models import CheckResult, Correction, Revision, Story
 from syndication import webhooks
 from syndication.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from tests.syndication.conftest import Receiver, make_story, partner, receiver  # noqa: F401 (fixtures)
 
 ALL_EVENTS = ["story.published", "story.corrected", "story.unpublished"]
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -129,7 +129,7 @@ def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, par
         assert [a.status_code for a in log] == [503] * (len(log) - 1) + [200]
         assert d.delivered_at == log[-1].at
         # The retries back off: each gap at least the backoff for the attempts made so far.
-        for n, (a, b) in enumerate(zip(log, log[1:]), start=1):
+        for n, (a, b) in enumerate(itertools.pairwise(log), start=1):
             assert b.at - a.at >= min(webhooks.backoff(n), d.created_at + dt.timedelta(hours=24) - a.at)
     # Per story, the receiver got the events in the order they happened (and each once with a 200).
     successes = [r for r, code in zip(receiver.requests, receiver.replies.given) if code == 200]

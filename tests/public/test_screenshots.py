@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.stories.site_helpers import fresh_cache  # noqa: F401
-
 CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 URL = "/stories/2026-10-16/agent-training-stack/"
