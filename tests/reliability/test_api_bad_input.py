@@ -277,6 +277,7 @@ def seed(story_doc):
 # --------------------------------------------------------------------------- the tests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url, ok, stores", [("/api/v1/submissions/", 201, True), ("/api/v1/checks/", 200, False)])
 def test_damaged_desk_documents_get_a_4xx_naming_the_path(writer, seed, url, ok, stores):
     @HYPOTHESIS
@@ -328,6 +329,7 @@ def test_a_cite_to_a_missing_claim_fails_the_checks_naming_the_paragraph(writer,
         assert body["status"] == "draft"
 
 
+@pytest.mark.slow
 def test_damaged_manifests_documents_get_a_4xx_naming_the_path(writer, seed_manifests_doc):
     @HYPOTHESIS
     @given(body=st.one_of(damaged(seed_manifests_doc), RAW_BODIES))

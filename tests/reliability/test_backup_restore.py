@@ -97,6 +97,7 @@ def backup(tmp_path, name) -> tuple[bytes, bytes]:
     return stories.read_bytes(), manifests.read_bytes()
 
 
+@pytest.mark.slow
 def test_backup_restore_backup_is_byte_identical(transactional_db, tmp_path):
     build_newsroom()
     before = snapshot()

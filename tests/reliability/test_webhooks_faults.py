@@ -75,6 +75,7 @@ def run_worker_once():
 # --------------------------------------------------------------------------- the receiver down for an hour
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, partner, receiver, make_story):
     endpoint = WebhookEndpoint.objects.create(partner=partner, url=receiver.url, events=ALL_EVENTS)
@@ -189,6 +190,7 @@ def _in_threads(fn, items, workers=20):
         return list(pool.map(run, items))
 
 
+@pytest.mark.slow
 @needs_postgres
 @pytest.mark.django_db(transaction=True)  # the groups come back after the flush (stories.apps.ensure_groups)
 def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monkeypatch, partner, make_story):
@@ -224,6 +226,7 @@ def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monk
     assert len(set(WebhookDelivery.objects.values_list("delivery_id", flat=True))) == WebhookDelivery.objects.count()
 
 
+@pytest.mark.slow
 @needs_postgres
 @pytest.mark.django_db(transaction=True)  # the groups come back after the flush (stories.apps.ensure_groups)
 def test_two_workers_at_once_send_each_delivery_once(partner, make_story, receiver):

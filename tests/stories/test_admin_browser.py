@@ -21,6 +21,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 playwright_sync = pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     # The flush between live-server tests empties the groups; stories.apps.ensure_groups
     # puts them back after it (post_migrate).
     pytest.mark.django_db(transaction=True),

@@ -196,6 +196,7 @@ stories = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -363,6 +364,7 @@ def _reference_signature(words):
     return values.hex()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(words=st.lists(st.sampled_from(["a", "b", "c", "d", "kw", "x1", "\u00e9t\u00e9"]), max_size=400))
 def test_signatures_are_what_they_were(words):
@@ -372,6 +374,7 @@ def test_signatures_are_what_they_were(words):
     assert minhash.signature(words) == _reference_signature(words)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(st.sampled_from("aZ09 .-_*\n\u0130\u212a\u00e9K")) | st.text())
 def test_words_are_what_they_were(text):

@@ -14,7 +14,7 @@ from stories.models import Story
 from tests.stories.documents import SEED, complete, manifests_document
 from tests.stories.strategies import in_spec_order, stored
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def round_trip(doc: dict) -> dict:
