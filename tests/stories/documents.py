@@ -123,6 +123,7 @@ def complete(stored: dict, seed: dict) -> dict:
 
 
 def manifests_document() -> dict:
+    """The manifests/1 document of every manifest in ``LISTINGS``, with its ``CLAIMS``."""
     return {
         "schema": "hangingcontext.manifests/1",
         "manifests": [
@@ -150,6 +151,7 @@ def variant(story_doc, n: int, **overrides) -> dict:
     return story_doc(**{"id": f"17922000000000000{n:02d}", "slug": f"variant-{n}", "related": [], **overrides})
 
 
+# Two valid corrections, oldest first.
 CORRECTIONS = [
     {
         "corrected_at": "2026-10-17T08:00:00Z",

@@ -1,8 +1,8 @@
 """Round trips beyond the seed: stories of our own in one .jsonl file (corrections, images,
 several editions and newsrooms, a draft, unicode, no key facts, a claim cited under two
 paragraphs, ids with leading zeros) import and export back byte for byte, with or without
-their manifests file. The derived fields of the input are computed here, independently of
-``stories.desk``, from docs/desk-1.md."""
+their manifests file. The derived fields of the input are computed by
+``tests.stories.documents.complete``, independently of ``stories.desk``, from docs/desk-1.md."""
 
 import io
 import json
