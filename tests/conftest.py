@@ -1,17 +1,25 @@
-"""Fixtures shared by every app's tests."""
+"""Fixtures shared by every app's tests, and the test run's own settings."""
 
 import copy
+import io
 import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "demo"
-SEED_JSON = DEMO / "agent-training-stack.json"
-SEED_TXT = DEMO / "agent-training-stack.txt"
-SEED_MANIFESTS = DEMO / "agent-training-stack.manifests.json"
+from tests.seed import SEED_JSON, SEED_MANIFESTS
+
+# Helper modules that assert on behalf of the tests: rewritten like test modules, so that a
+# failing assertion in them reports its values.
+pytest.register_assert_rewrite("tests.stories.documents")
+
+
+def pytest_configure(config):
+    """The tests create many users: a fast password hasher for the test run only (the
+    default hasher takes a quarter of a second per password by design)."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture
@@ -30,14 +38,14 @@ def demo(db):
     """The demo newsroom loaded: the seed story (published) and its four manifests."""
     from stories.models import Story
 
-    call_command("loaddemo", stdout=open("/dev/null", "w"))
+    call_command("loaddemo", stdout=io.StringIO())
     return Story.objects.get(id="81")
 
 
 @pytest.fixture
 def manifests_loaded(db):
     """Only the seed's manifests and claims, no story."""
-    call_command("import_manifests", str(SEED_MANIFESTS), stdout=open("/dev/null", "w"))
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
 
 
 @pytest.fixture
@@ -54,11 +62,68 @@ def story_doc(seed_doc):
 
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """The public pages cache rendered bodies and generation counters (docs/site.md);
-    start every test with an empty cache so that no test sees another's pages."""
+    """The public pages cache rendered bodies and generation counters (docs/site.md), the
+    API and the login its throttle counts: every test starts and ends with an empty cache,
+    so that no test sees another's pages or counts."""
     from django.core.cache import cache
 
     cache.clear()
+    yield
+    cache.clear()
+
+
+# --------------------------------------------------------------------------- partners and stories
+# The partner API's fixtures, shared with the reliability tests.
+
+
+@pytest.fixture
+def partner(db):
+    from syndication.models import Partner
+
+    return Partner.objects.create(name="Wire Co", slug="wire-co", contact="ops@wire.example")
+
+
+@pytest.fixture
+def read_key(partner):
+    """(ApiKey, plaintext) with the read scope."""
+    from syndication.models import ApiKey
+
+    return ApiKey.issue(partner=partner, scope="read")
+
+
+@pytest.fixture
+def writer_key(partner):
+    from syndication.models import ApiKey
+
+    return ApiKey.issue(partner=partner, scope="writer")
+
+
+@pytest.fixture
+def make_story(db):
+    """Build a bare published story (no sections): ``make_story(slug="a", newsroom=n)``."""
+    from stories.models import Story
+    from tests.factories import EditionFactory, NewsroomFactory
+    from tests.stories.factories import StoryFactory
+
+    def build(**fields) -> Story:
+        fields.setdefault("newsroom", NewsroomFactory(slug="desk-news"))
+        fields.setdefault("edition", EditionFactory(id="2026-10-16T00"))
+        published = fields.get("status", Story.Status.PUBLISHED) == Story.Status.PUBLISHED
+        return StoryFactory(published=published, **fields)
+
+    return build
+
+
+@pytest.fixture
+def receiver():
+    """A webhook receiver listening on 127.0.0.1 (``receiver.url``)."""
+    from tests.syndication.helpers import Receiver
+
+    r = Receiver()
+    r.thread.start()
+    yield r
+    r.server.shutdown()
+    r.server.server_close()
 
 
 @pytest.fixture

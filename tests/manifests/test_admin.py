@@ -10,10 +10,9 @@ from django.utils import timezone
 
 from manifests.admin import ManifestAdmin
 from manifests.models import Claim, Manifest
-from tests.conftest import SEED_MANIFESTS
 from tests.factories import ClaimFactory, ManifestFactory, PublisherFactory
-
-from .conftest import Reply
+from tests.manifests.helpers import Reply
+from tests.seed import SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from manifests.models import Claim, Manifest, Publisher
 from stories.models import Story
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 

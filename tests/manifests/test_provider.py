@@ -20,10 +20,9 @@ from manifests.adapters import REPLY, check_identity
 from manifests.formats import validate_manifest
 from manifests.models import Claim, Manifest, Publisher
 from newsroom.infra.jsondoc import V, require
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
 from tests.factories import ClaimFactory, ManifestFactory
-
-from .conftest import PROVIDER_KEY, Reply
+from tests.manifests.helpers import PROVIDER_KEY, Reply
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 

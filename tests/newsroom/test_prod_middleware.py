@@ -147,9 +147,9 @@ def test_every_registered_admin_page_works_under_the_policy(admin_client):
 
     checked, blocked = 0, {}
     for model in admin.site._registry:
-        info = (model._meta.app_label, model._meta.model_name)
+        app_label, model_name = model._meta.app_label, model._meta.model_name
         for view in ("changelist", "add"):
-            url = reverse("admin:%s_%s_%s" % (*info, view))
+            url = reverse(f"admin:{app_label}_{model_name}_{view}")
             response = admin_client.get(url)
             if response.status_code != 200:
                 continue  # e.g. a model that cannot be added by hand

@@ -27,6 +27,7 @@ replica_db = pytest.mark.django_db(transaction=True, databases=["default", "repl
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(HAS_REPLICA, reason="this is the child run")
 def test_replica_tests_pass_with_a_mirrored_replica():
     primary_url = os.environ.get("DATABASE_URL") or f"sqlite:///{ROOT / 'db.sqlite3'}"

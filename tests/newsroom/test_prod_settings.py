@@ -54,12 +54,14 @@ def settings_with(**env: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_check_deploy_reports_nothing_in_production():
     result = django("check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
 
 
+@pytest.mark.slow
 def test_check_deploy_does_complain_about_a_weak_key():
     # The check above is meaningful: the same command fails on a bad configuration.
     result = django("check", "--deploy", "--fail-level", "WARNING", SECRET_KEY="django-insecure-short")
@@ -67,6 +69,7 @@ def test_check_deploy_does_complain_about_a_weak_key():
     assert "security.W009" in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_production_defaults():
     s = settings_with()
     assert s["hsts"] == 31536000
@@ -78,10 +81,12 @@ def test_production_defaults():
     assert s["databases"] == ["default"] and s["routers"] == []
 
 
+@pytest.mark.slow
 def test_the_proxy_ssl_header_is_trusted_only_behind_a_tls_proxy():
     assert settings_with(BEHIND_TLS_PROXY="1")["proxy"] == ["HTTP_X_FORWARDED_PROTO", "https"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variable", ["CACHE_URL", "REDIS_URL"])
 def test_a_redis_url_selects_djangos_own_redis_backend_made_to_degrade(variable):
     cache = settings_with(**{variable: "redis://10.0.0.9:6379/2"})["caches"]["default"]
@@ -96,6 +101,7 @@ def test_a_redis_url_selects_djangos_own_redis_backend_made_to_degrade(variable)
     assert issubclass(DegradingRedisCache, RedisCache)  # Django's built-in, not django-redis
 
 
+@pytest.mark.slow
 def test_workers_trust_the_lists_generation_for_a_second_only_with_a_shared_cache():
     """With Redis the fast path's round trip is skipped for up to PAGE_LOCAL_TTL seconds
     (a change reaches other workers that much later); with local memory there is no round
@@ -106,11 +112,13 @@ def test_workers_trust_the_lists_generation_for_a_second_only_with_a_shared_cach
     assert settings_with(CACHE_URL="redis://10.0.0.9:6379/2", PAGE_LOCAL_TTL="0")["page_local_ttl"] == 0.0
 
 
+@pytest.mark.slow
 def test_the_dummy_cache_url_renders_everything():
     cache = settings_with(CACHE_URL="dummycache://")["caches"]["default"]
     assert cache["BACKEND"] == "django.core.cache.backends.dummy.DummyCache"
 
 
+@pytest.mark.slow
 def test_replica_urls_add_mirrored_replica_aliases_and_the_router():
     s = settings_with(DATABASE_REPLICA_URLS="postgres://r1.internal/news,postgres://r2.internal/news")
     assert s["databases"] == ["default", "replica1", "replica2"]

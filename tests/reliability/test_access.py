@@ -19,7 +19,7 @@ from stories.models import Story
 from syndication.auth import PartnerUser
 from syndication.models import ApiKey, Partner
 from tests.factories import UserFactory
-from tests.syndication.conftest import client_for
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.syndication.conftest import client_for, partner, writer_key  # noqa: F401 (fixtures)
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -264,7 +264,7 @@ RAW_BODIES = st.one_of(
 
 
 @pytest.fixture
-def writer(writer_key):  # noqa: F811
+def writer(writer_key):
     return client_for(writer_key[1])
 
 
@@ -277,6 +277,7 @@ def seed(story_doc):
 # --------------------------------------------------------------------------- the tests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url, ok, stores", [("/api/v1/submissions/", 201, True), ("/api/v1/checks/", 200, False)])
 def test_damaged_desk_documents_get_a_4xx_naming_the_path(writer, seed, url, ok, stores):
     @HYPOTHESIS
@@ -328,6 +329,7 @@ def test_a_cite_to_a_missing_claim_fails_the_checks_naming_the_paragraph(writer,
         assert body["status"] == "draft"
 
 
+@pytest.mark.slow
 def test_damaged_manifests_documents_get_a_4xx_naming_the_path(writer, seed_manifests_doc):
     @HYPOTHESIS
     @given(body=st.one_of(damaged(seed_manifests_doc), RAW_BODIES))

@@ -14,7 +14,7 @@ from manifests.models import Claim, Manifest
 from stories import desk
 from stories.actions import record_correction
 from stories.models import Correction, Story
-from tests.conftest import SEED_JSON
+from tests.seed import SEED_JSON
 
 SEED = json.loads(SEED_JSON.read_text(encoding="utf-8"))
 STUB_ONLY = "9000000000000000001"
@@ -97,6 +97,7 @@ def backup(tmp_path, name) -> tuple[bytes, bytes]:
     return stories.read_bytes(), manifests.read_bytes()
 
 
+@pytest.mark.slow
 def test_backup_restore_backup_is_byte_identical(transactional_db, tmp_path):
     build_newsroom()
     before = snapshot()

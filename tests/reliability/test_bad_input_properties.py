@@ -34,7 +34,7 @@ from stories.models import (
     Story,
     StoryFingerprint,
 )
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 
@@ -256,12 +256,14 @@ def encode(doc, *, ascii_only: bool) -> bytes:
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.slow
 @HYPOTHESIS
 @given(doc=mutated_seed(), ascii_only=st.booleans())
 def test_a_mutated_seed_is_refused_with_its_path_or_accepted(db, tmp_path, doc, ascii_only):
     event(assert_refused_or_accepted(tmp_path, encode(doc, ascii_only=ascii_only)))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -275,12 +277,14 @@ def test_a_mutated_seed_against_stored_manifests_and_a_stored_story(manifests_lo
         transaction.set_rollback(True)
 
 
+@pytest.mark.slow
 @HYPOTHESIS
 @given(value=json_value)
 def test_any_json_value_as_a_whole_document(db, tmp_path, value):
     assert assert_refused_or_accepted(tmp_path, encode(value, ascii_only=True)) == "rejected"
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -469,8 +473,8 @@ def test_two_stories_claiming_one_slug_refuse_the_whole_file(tmp_path):
     outcome, detail = import_file(tmp_path, raw(SEED) + b"\n" + raw(other) + b"\n", ".jsonl")
     assert outcome == "rejected"
     assert detail.startswith(
-        "line 2: slug: slug 'agent-training-stack-decides-what-ai-models-learn' is already used"
-    ) or detail.startswith("line 2: slug:")
+        ("line 2: slug: slug 'agent-training-stack-decides-what-ai-models-learn' is already used", "line 2: slug:")
+    )
     assert Story.objects.count() == 0
 
 
@@ -520,6 +524,7 @@ def assert_manifests_refused_or_accepted(tmp_path, data: bytes) -> str:
     return outcome
 
 
+@pytest.mark.slow
 @HYPOTHESIS
 @given(doc=mutated_manifests(), ascii_only=st.booleans())
 def test_a_mutated_manifests_file_is_refused_with_its_path_or_accepted(db, tmp_path, doc, ascii_only):

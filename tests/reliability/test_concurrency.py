@@ -17,7 +17,10 @@ from stories import desk
 from stories.actions import publish_story, record_correction
 from stories.models import AuditEntry, Correction, Revision, Story
 
-pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks contend only on PostgreSQL")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks contend only on PostgreSQL"),
+]
 
 
 def in_thread(fn):

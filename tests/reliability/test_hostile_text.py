@@ -1,7 +1,7 @@
 """Hostile story text renders inert everywhere: every public page, feed, sitemap and
 rendering, and the admin's generic story and manifest pages.
 
-``tests/stories/test_sanitising.py`` covers the story page and list pages with a few
+``tests/public/test_sanitising.py`` covers the story page and list pages with a few
 payloads; this file puts a whole corpus into every text a story, its manifests and claims
 can carry (including URLs the validator lets through) and parses every response as its
 consumer would: HTML with ``html.parser``, feeds as XML and the HTML inside them as HTML,

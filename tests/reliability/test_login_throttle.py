@@ -25,7 +25,6 @@ class FakeTime:
 def limits(settings, monkeypatch):
     settings.LOGIN_ATTEMPTS = 3
     settings.LOGIN_WINDOW_SECONDS = 600
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast: many logins here
     clock = FakeTime()
     monkeypatch.setattr(login_throttle, "time", clock)
     return clock

@@ -16,10 +16,13 @@ from django.db import connection
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "fault_pg_restart.py"
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("FAULT_PG_RESTART") != "1" or connection.vendor != "postgresql",
-    reason="restarts PostgreSQL: only with FAULT_PG_RESTART=1, on PostgreSQL",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("FAULT_PG_RESTART") != "1" or connection.vendor != "postgresql",
+        reason="restarts PostgreSQL: only with FAULT_PG_RESTART=1, on PostgreSQL",
+    ),
+]
 
 
 def test_postgresql_restart_under_load_gives_503s_then_recovers():

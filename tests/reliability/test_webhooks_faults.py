@@ -13,6 +13,7 @@
 
 import datetime as dt
 import io
+import itertools
 import json
 import threading
 from collections import Counter, defaultdict
@@ -27,7 +28,6 @@ from stories import actions
 from stories.models import CheckResult, Correction, Revision, Story
 from syndication import webhooks
 from syndication.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from tests.syndication.conftest import Receiver, make_story, partner, receiver  # noqa: F401 (fixtures)
 
 ALL_EVENTS = ["story.published", "story.corrected", "story.unpublished"]
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -78,6 +78,7 @@ def run_worker_once():
 # --------------------------------------------------------------------------- the receiver down for an hour
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, partner, receiver, make_story):
     endpoint = WebhookEndpoint.objects.create(partner=partner, url=receiver.url, events=ALL_EVENTS)
@@ -132,7 +133,7 @@ def test_receiver_down_for_an_hour_then_back_gets_everything_in_order(clock, par
         assert [a.status_code for a in log] == [503] * (len(log) - 1) + [200]
         assert d.delivered_at == log[-1].at
         # The retries back off: each gap at least the backoff for the attempts made so far.
-        for n, (a, b) in enumerate(zip(log, log[1:]), start=1):
+        for n, (a, b) in enumerate(itertools.pairwise(log), start=1):
             assert b.at - a.at >= min(webhooks.backoff(n), d.created_at + dt.timedelta(hours=24) - a.at)
     # Per story, the receiver got the events in the order they happened (and each once with a 200).
     successes = [r for r, code in zip(receiver.requests, receiver.replies.given) if code == 200]
@@ -192,6 +193,7 @@ def _in_threads(fn, items, workers=20):
         return list(pool.map(run, items))
 
 
+@pytest.mark.slow
 @needs_postgres
 @pytest.mark.django_db(transaction=True)  # the groups come back after the flush (stories.apps.ensure_groups)
 def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monkeypatch, partner, make_story):
@@ -227,6 +229,7 @@ def test_twenty_parallel_publishes_and_corrections_queue_each_delivery_once(monk
     assert len(set(WebhookDelivery.objects.values_list("delivery_id", flat=True))) == WebhookDelivery.objects.count()
 
 
+@pytest.mark.slow
 @needs_postgres
 @pytest.mark.django_db(transaction=True)  # the groups come back after the flush (stories.apps.ensure_groups)
 def test_two_workers_at_once_send_each_delivery_once(partner, make_story, receiver):

@@ -1,6 +1,7 @@
 """The story actions: every verb the admin, the API and the commands share."""
 
 import datetime as dt
+import io
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -9,7 +10,6 @@ from django.utils import timezone
 
 from stories import actions, signals
 from stories.models import AppendOnlyError, AuditEntry, CheckResult, Correction, Revision, Story
-from tests.stories.desk_support import checks, draft, editor, uncited_draft, writer  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -106,7 +106,7 @@ def test_signals_are_sent_inside_the_transaction(demo, editor):
 # --------------------------------------------------------------------------- publish
 
 
-def test_publish_runs_checks_and_publishes_a_passing_story(draft, editor, checks, received):
+def test_publish_runs_checks_and_publishes_a_passing_story(draft, editor, received):
     story = actions.publish_story(story=draft, user=editor)
     assert story.status == Story.Status.PUBLISHED and story.published_at is not None
     assert CheckResult.objects.filter(story=draft, passed=True).exists()
@@ -115,7 +115,7 @@ def test_publish_runs_checks_and_publishes_a_passing_story(draft, editor, checks
     assert [r["name"] for r in received] == ["story_published"]
 
 
-def test_publish_refuses_a_failing_story_and_keeps_the_rubric(uncited_draft, editor, checks):
+def test_publish_refuses_a_failing_story_and_keeps_the_rubric(uncited_draft, editor):
     version = Story.objects.get(pk=uncited_draft.pk).version
     with pytest.raises(actions.ChecksFailed) as exc:
         actions.publish_story(story=uncited_draft, user=editor)
@@ -130,7 +130,7 @@ def test_publish_refuses_a_failing_story_and_keeps_the_rubric(uncited_draft, edi
     assert not AuditEntry.objects.filter(story=story, action="publish").exists()
 
 
-def test_override_needs_a_reason_and_the_permission(uncited_draft, editor, writer, checks):
+def test_override_needs_a_reason_and_the_permission(uncited_draft, editor, writer):
     with pytest.raises(PermissionDenied):
         actions.publish_story(story=uncited_draft, user=writer, override_reason="deadline")
     story = actions.publish_story(story=uncited_draft, user=editor, override_reason="  Source confirmed by phone.  ")
@@ -140,7 +140,7 @@ def test_override_needs_a_reason_and_the_permission(uncited_draft, editor, write
     assert entry.details["overridden"] is True
 
 
-def test_override_without_override_permission_is_refused(uncited_draft, checks):
+def test_override_without_override_permission_is_refused(uncited_draft):
     from django.contrib.auth.models import Permission
 
     from tests.factories import UserFactory
@@ -152,7 +152,7 @@ def test_override_without_override_permission_is_refused(uncited_draft, checks):
     assert not Story.objects.get(pk=uncited_draft.pk).is_published
 
 
-def test_writer_cannot_publish_unpublish_or_schedule(draft, writer, checks):
+def test_writer_cannot_publish_unpublish_or_schedule(draft, writer):
     with pytest.raises(PermissionDenied):
         actions.publish_story(story=draft, user=writer)
     with pytest.raises(PermissionDenied):
@@ -163,7 +163,7 @@ def test_writer_cannot_publish_unpublish_or_schedule(draft, writer, checks):
     assert Story.objects.get(pk=draft.pk).is_published
 
 
-def test_publishing_a_published_story_is_refused(demo, editor, checks):
+def test_publishing_a_published_story_is_refused(demo, editor):
     with pytest.raises(actions.ActionError):
         actions.publish_story(story=demo, user=editor)
 
@@ -195,21 +195,21 @@ def test_cancel_schedule_returns_to_draft(draft, editor):
     assert (story.status, story.scheduled_for) == (Story.Status.DRAFT, None)
 
 
-def test_publish_scheduled_publishes_due_stories_only(draft, editor, checks, demo):
+def test_publish_scheduled_publishes_due_stories_only(draft, editor, demo):
     actions.schedule_story(story=draft, user=editor, when=timezone.now() + dt.timedelta(hours=1))
-    call_command("publish_scheduled", stdout=open("/dev/null", "w"))
+    call_command("publish_scheduled", stdout=io.StringIO())
     assert Story.objects.get(pk=draft.pk).status == Story.Status.SCHEDULED  # not due yet
     Story.objects.filter(pk=draft.pk).update(scheduled_for=timezone.now() - dt.timedelta(minutes=1))
-    call_command("publish_scheduled", stdout=open("/dev/null", "w"))
+    call_command("publish_scheduled", stdout=io.StringIO())
     story = Story.objects.get(pk=draft.pk)
     assert story.is_published and story.scheduled_for is None
     assert AuditEntry.objects.filter(story=story, action="publish", user=None).exists()
 
 
-def test_publish_scheduled_sends_a_failing_story_back_to_draft(uncited_draft, editor, checks):
+def test_publish_scheduled_sends_a_failing_story_back_to_draft(uncited_draft, editor):
     actions.schedule_story(story=uncited_draft, user=editor, when=timezone.now() + dt.timedelta(hours=1))
     Story.objects.filter(pk=uncited_draft.pk).update(scheduled_for=timezone.now() - dt.timedelta(minutes=1))
-    call_command("publish_scheduled", stdout=open("/dev/null", "w"), stderr=open("/dev/null", "w"))
+    call_command("publish_scheduled", stdout=io.StringIO(), stderr=io.StringIO())
     story = Story.objects.get(pk=uncited_draft.pk)
     assert story.status == Story.Status.DRAFT
     assert "checks failed" in AuditEntry.objects.get(story=story, action="unschedule").reason

@@ -9,7 +9,7 @@ from manifests.models import Claim, Manifest
 from stories import actions, signals
 from stories.models import AuditEntry, CheckResult, Cite, CiteClaim, Correction, Revision, Section, Story
 from tests.factories import ClaimFactory, ManifestFactory
-from tests.stories.desk_support import checks, draft, editor, form_data, uncited_draft, writer  # noqa: F401
+from tests.stories.helpers import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def as_writer(writer):
 
 
 def test_change_page_shows_the_rubric_and_each_finding_next_to_its_paragraph(
-    uncited_draft, as_editor, checks, django_assert_max_num_queries
+    uncited_draft, as_editor, django_assert_max_num_queries
 ):
     response = as_editor.post(f"/admin/stories/story/{uncited_draft.pk}/run-checks/")
     assert response.status_code == 302 and response["Location"].endswith("#desk")
@@ -73,19 +73,19 @@ def test_change_page_queries_do_not_grow_with_the_story(draft, as_editor, editor
     assert count() == before
 
 
-def test_the_seed_story_passes_its_checks_on_the_desk(draft, as_editor, checks):
+def test_the_seed_story_passes_its_checks_on_the_desk(draft, as_editor):
     as_editor.post(f"/admin/stories/story/{draft.pk}/run-checks/")
     assert CheckResult.objects.get(story=draft).passed
     assert "desk-pass" in as_editor.get(change_url(draft)).content.decode()
 
 
-def test_run_checks_is_a_post(draft, as_writer, checks):
+def test_run_checks_is_a_post(draft, as_writer):
     assert as_writer.get(f"/admin/stories/story/{draft.pk}/run-checks/").status_code == 405
     assert as_writer.post(f"/admin/stories/story/{draft.pk}/run-checks/").status_code == 302
     assert CheckResult.objects.filter(story=draft).count() == 1
 
 
-def test_run_checks_needs_a_login(draft, client, checks):
+def test_run_checks_needs_a_login(draft, client):
     response = client.post(f"/admin/stories/story/{draft.pk}/run-checks/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     assert not CheckResult.objects.exists()
@@ -136,13 +136,6 @@ def test_second_save_of_a_story_opened_twice_is_refused_with_what_changed(draft,
     assert (story.headline, story.dek, story.version) == (draft.headline, "The writer's new dek", draft.version + 1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def test_presence_lists_the_others_who_have_the_story_open(draft, editor, writer):
     assert 'id="desk-presence"' not in client_for(editor).get(change_url(draft)).content.decode()
     client_for(writer).get(change_url(draft))
@@ -187,7 +180,7 @@ def test_writer_cannot_edit_a_published_story(demo, as_writer):
     assert Story.objects.get(pk=demo.pk).headline == demo.headline
 
 
-def test_editor_publishes_through_the_checks(draft, as_editor, checks, django_assert_max_num_queries):
+def test_editor_publishes_through_the_checks(draft, as_editor, django_assert_max_num_queries):
     with django_assert_max_num_queries(15):
         assert as_editor.get(f"/admin/stories/story/{draft.pk}/publish/").status_code == 200
     response = as_editor.post(f"/admin/stories/story/{draft.pk}/publish/")
@@ -195,7 +188,7 @@ def test_editor_publishes_through_the_checks(draft, as_editor, checks, django_as
     assert Story.objects.get(pk=draft.pk).is_published
 
 
-def test_failing_story_is_not_published_without_an_override(uncited_draft, as_editor, checks):
+def test_failing_story_is_not_published_without_an_override(uncited_draft, as_editor):
     response = as_editor.post(f"/admin/stories/story/{uncited_draft.pk}/publish/")
     assert response.status_code == 200
     assert "the checks failed" in response.content.decode()
@@ -515,7 +508,7 @@ class _InlineCode(HTMLParser):
         self.blocked += [f"<{tag} {name}=...>" for name in attrs if name == "style" or name.startswith("on")]
 
 
-def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor, checks):
+def test_desk_pages_have_no_inline_script_or_style(demo, draft, as_editor):
     as_editor.post(f"/admin/stories/story/{draft.pk}/run-checks/")
     paragraph = draft.sections.all()[0].paragraphs.all()[0]
     cite = paragraph.cites.first()

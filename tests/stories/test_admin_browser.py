@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.stories.desk_support import checks, draft, editor  # noqa: F401
-
 # The live server runs in a thread while Playwright's sync API runs an event loop in this one.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -23,6 +21,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 playwright_sync = pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     # The flush between live-server tests empties the groups; stories.apps.ensure_groups
     # puts them back after it (post_migrate).
     pytest.mark.django_db(transaction=True),
@@ -62,10 +61,10 @@ def story_missing_a_cite(draft):
     return draft, paragraph, removed
 
 
-def test_editor_cites_checks_publishes_and_corrects(live_server, page, editor, checks, story_missing_a_cite):
+def test_editor_cites_checks_publishes_and_corrects(live_server, page, editor, story_missing_a_cite):
     from stories.models import Correction, Story
 
-    story, paragraph, removed = story_missing_a_cite
+    story, _paragraph, removed = story_missing_a_cite
     base = live_server.url
 
     # Log in.
@@ -145,7 +144,7 @@ def log_in(pg, base, username, next_url):
 
 def test_two_people_editing_the_second_save_is_refused(live_server, page, editor, draft):
     from stories.models import Story
-    from tests.stories.desk_support import member_of
+    from tests.stories.helpers import member_of
 
     member_of("Writer", "walt")
     url = f"/admin/stories/story/{draft.pk}/change/"

@@ -9,8 +9,7 @@ import pytest
 from manifests.models import Manifest
 from stories.checks import CRITERIA_NAMES
 from tests.factories import ClaimFactory, ManifestFactory, PublisherFactory
-
-from .checks_helpers import criterion, errors, failing, para, rederive, rubric_of
+from tests.stories.helpers import criterion, errors, failing, para, rederive, rubric_of
 
 pytestmark = pytest.mark.django_db
 

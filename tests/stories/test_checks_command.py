@@ -10,9 +10,8 @@ from django.core.management import call_command
 from stories import desk
 from stories.checks import check_and_record, run_checks
 from stories.models import CheckResult, Story, StoryFingerprint
-from tests.conftest import SEED_JSON
-
-from .checks_helpers import para
+from tests.seed import SEED_JSON
+from tests.stories.helpers import para
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +117,7 @@ def test_check_and_record_saves_the_rubric_with_the_version(demo):
     assert (result.story_id, result.version) == ("81", demo.version)
     saved = CheckResult.objects.get(pk=result.pk)
     assert saved.passed is True and saved.score == 1.0
-    assert [c["name"] for c in saved.rubric["criteria"]][0] == "manifests_exist"
+    assert saved.rubric["criteria"][0]["name"] == "manifests_exist"
     assert saved.rubric["passed"] is True and len(saved.rubric["criteria"]) == 7
 
 

@@ -5,8 +5,7 @@ import pytest
 
 from stories import desk, minhash
 from stories.models import Story, StoryFingerprint
-
-from .checks_helpers import errors, failing, para, rubric_of
+from tests.stories.helpers import errors, failing, para, rubric_of
 
 pytestmark = pytest.mark.django_db
 

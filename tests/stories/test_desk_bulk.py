@@ -22,9 +22,17 @@ from stories import desk
 from stories.desk import bulk as desk_bulk
 from stories.fingerprints import fingerprint_of
 from stories.models import Revision, Story, StoryFingerprint
-from tests.stories.test_desk_import_errors import CORRECTIONS, assert_rejected, db_state, variant, write_jsonl
-from tests.stories.test_desk_roundtrip_property import SEED, in_spec_order, stored
-from tests.stories.test_desk_roundtrip_variants import complete, manifests_document
+from tests.stories.documents import (
+    CORRECTIONS,
+    SEED,
+    assert_rejected,
+    complete,
+    db_state,
+    manifests_document,
+    variant,
+    write_jsonl,
+)
+from tests.stories.strategies import in_spec_order, stored
 
 pytestmark = pytest.mark.django_db
 
@@ -188,6 +196,7 @@ stories = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -213,7 +222,7 @@ def test_side_effects_of_the_per_story_path_happen_in_bulk(db, story_doc):
     import_in_bulk(docs)
     assert generation("lists") != before  # pages listing stories re-render
     assert Story.objects.count() == Revision.objects.count() == StoryFingerprint.objects.count() == 5
-    for doc, story in zip(validated(docs), Story.objects.order_by("created_at", "id")):
+    for _, story in zip(validated(docs), Story.objects.order_by("created_at", "id")):
         assert list(story.audit_entries.values_list("action", "version")) == [("import", 1)]
     for _, doc in validated(docs):
         story = Story.objects.get(edition_date=doc["edition"][:10], slug=doc["slug"])
@@ -355,6 +364,7 @@ def _reference_signature(words):
     return values.hex()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(words=st.lists(st.sampled_from(["a", "b", "c", "d", "kw", "x1", "\u00e9t\u00e9"]), max_size=400))
 def test_signatures_are_what_they_were(words):
@@ -364,6 +374,7 @@ def test_signatures_are_what_they_were(words):
     assert minhash.signature(words) == _reference_signature(words)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(st.sampled_from("aZ09 .-_*\n\u0130\u212a\u00e9K")) | st.text())
 def test_words_are_what_they_were(text):

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from manifests.models import Claim, Manifest, Publisher
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile
 from stories.models import AuditEntry, Revision, Story
-from tests.conftest import SEED_JSON
+from tests.seed import SEED_JSON
 
 pytestmark = pytest.mark.django_db
 
@@ -170,7 +170,7 @@ def test_import_query_budget(manifests_loaded, story_doc):
 
 
 def test_export_to_a_file_that_cannot_be_written(three_stories, tmp_path):
-    with pytest.raises(CommandError, match="cannot write .*no-such-dir/out.jsonl"):
+    with pytest.raises(CommandError, match=r"cannot write .*no-such-dir/out.jsonl"):
         call_command("export_stories", "--out", str(tmp_path / "no-such-dir" / "out.jsonl"), stdout=io.StringIO())
 
 

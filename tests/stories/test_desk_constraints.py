@@ -6,8 +6,9 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from stories.models import AppendOnlyError, Cite, Correction, Image, KeyFact, Paragraph, Section, Story
-from tests.factories import ClaimFactory, EditionFactory, ManifestFactory, NewsroomFactory
+from stories.models import AppendOnlyError, Cite, Correction, Image, Story
+from tests.factories import ClaimFactory, EditionFactory, ManifestFactory
+from tests.stories.factories import CiteFactory, KeyFactFactory, ParagraphFactory, StoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -16,12 +17,8 @@ UTC = dt.UTC
 
 @pytest.fixture
 def story(db):
-    return Story.objects.create(
-        id="1792200000000000001",
-        slug="a-story",
-        edition=EditionFactory(id="2026-10-16T05"),
-        newsroom=NewsroomFactory(),
-        headline="A story",
+    return StoryFactory(
+        id="1792200000000000001", slug="a-story", edition=EditionFactory(id="2026-10-16T05"), headline="A story"
     )
 
 
@@ -55,8 +52,8 @@ def test_image_alt_text_is_required_by_the_database(story):
 
 def test_cite_has_exactly_one_owner(story):
     manifest = ManifestFactory()
-    fact = KeyFact.objects.create(story=story, text="A fact.")
-    paragraph = Paragraph.objects.create(section=Section.objects.create(story=story, heading="S"), markdown="P.")
+    fact = KeyFactFactory(story=story)
+    paragraph = ParagraphFactory(section__story=story)
     with pytest.raises(IntegrityError), transaction.atomic():
         Cite.objects.create(manifest=manifest)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -67,8 +64,7 @@ def test_cite_has_exactly_one_owner(story):
 
 def test_a_cited_claim_cannot_be_deleted(story):
     claim = ClaimFactory()
-    cite = Cite.objects.create(manifest=claim.manifest, key_fact=KeyFact.objects.create(story=story, text="F."))
-    cite.claims.create(claim=claim)
+    CiteFactory(paragraph=None, key_fact=KeyFactFactory(story=story), manifest=claim.manifest, claims=[claim])
     with pytest.raises(ProtectedError):
         claim.delete()
 

@@ -69,7 +69,10 @@ def fact(*cites, text="A fact.", self_reported=None):
     return out
 
 
-def make_doc(*, key_facts=(), paragraphs=(para(cite(ZETA_1, "2000000000000000011")),), **fields) -> dict:
+ONE_CITED_PARAGRAPH = (para(cite(ZETA_1, "2000000000000000011")),)
+
+
+def make_doc(*, key_facts=(), paragraphs=ONE_CITED_PARAGRAPH, **fields) -> dict:
     doc = {
         "schema": "hangingcontext.desk/1",
         "type": "story",

@@ -6,72 +6,18 @@ import io
 import json
 
 import pytest
-from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from stories.models import Story
-from tests.conftest import SEED_JSON
+from tests.seed import SEED_JSON
+from tests.stories.documents import CORRECTIONS, assert_rejected, db_state, run_import, variant, write_json, write_jsonl
 
 pytestmark = pytest.mark.django_db
 
 SEED_M1 = "1792067182956183080"  # the seed's first cited manifest
 SEED_C1 = "1792067413462310158"  # a claim of SEED_M1
 SEED_M2 = "1792043738156041460"
-
-
-def db_state() -> dict:
-    """Row counts of every model of the project's apps, and every story's version."""
-    counts = {
-        m._meta.label: m._base_manager.count()
-        for m in apps.get_models()
-        if m._meta.app_label in ("newsroom", "manifests", "stories", "syndication")
-    }
-    counts["versions"] = dict(Story.objects.values_list("id", "version"))
-    return counts
-
-
-def run_import(*paths) -> tuple[str, str]:
-    """Run import_stories; return (stdout, stderr). Raises CommandError when a file is rejected."""
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("import_stories", *map(str, paths), stdout=out, stderr=err)
-    except CommandError as exc:
-        exc.stdout, exc.stderr = out.getvalue(), err.getvalue()
-        raise
-    return out.getvalue(), err.getvalue()
-
-
-def write_json(tmp_path, doc, name="story.json") -> str:
-    path = tmp_path / name
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def write_jsonl(tmp_path, docs, name="stories.jsonl") -> str:
-    path = tmp_path / name
-    lines = [d if isinstance(d, str) else json.dumps(d, ensure_ascii=False) for d in docs]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
-
-
-def assert_rejected(path: str, *fragments: str, before: dict) -> str:
-    """The import of ``path`` fails naming the file and each fragment, writing nothing."""
-    with pytest.raises(CommandError) as info:
-        run_import(path)
-    stderr = info.value.stderr
-    assert path in stderr
-    for fragment in fragments:
-        assert fragment in stderr, stderr
-    assert "nothing imported from this file" in stderr
-    assert path in str(info.value)
-    assert db_state() == before
-    return stderr
-
-
-def variant(story_doc, n: int, **overrides) -> dict:
-    """A valid story of our own, made from the seed, with its own id and slug."""
-    return story_doc(**{"id": f"17922000000000000{n:02d}", "slug": f"variant-{n}", "related": [], **overrides})
 
 
 # --------------------------------------------------------------------------- one .json file
@@ -323,16 +269,6 @@ def test_correction_of_an_unknown_kind(tmp_path, db, story_doc):
         "corrections[0].kind: must be one of correction, clarification, update",
         before=before,
     )
-
-
-CORRECTIONS = [
-    {
-        "corrected_at": "2026-10-17T08:00:00Z",
-        "kind": "correction",
-        "text": "An earlier version misstated the task count.",
-    },
-    {"corrected_at": "2026-10-18T09:30:00Z", "kind": "clarification", "text": "Clarified who ran the benchmark."},
-]
 
 
 @pytest.mark.parametrize(

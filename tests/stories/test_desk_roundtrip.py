@@ -1,5 +1,6 @@
 """desk/1 import and export: the seed round-trips byte for byte, and so do our own stories."""
 
+import io
 import json
 
 import pytest
@@ -7,7 +8,7 @@ from django.core.management import call_command
 
 from stories import desk
 from stories.models import Story
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 
@@ -21,18 +22,18 @@ def export_all(tmp_path) -> list[dict]:
 def import_doc(tmp_path, doc, name="story.json"):
     path = tmp_path / name
     path.write_text(json.dumps(doc), encoding="utf-8")
-    call_command("import_stories", str(path), stdout=open("/dev/null", "w"))
+    call_command("import_stories", str(path), stdout=io.StringIO())
 
 
 def test_seed_round_trip_is_exact(tmp_path):
-    call_command("import_manifests", str(SEED_MANIFESTS), stdout=open("/dev/null", "w"))
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
     [exported] = export_all(tmp_path)
     assert desk.dumps(exported) == SEED_JSON.read_text(encoding="utf-8")
 
 
 def test_seed_round_trip_without_claims_file_uses_stubs(tmp_path, seed_doc):
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
     [exported] = export_all(tmp_path)
     assert exported == seed_doc
     from manifests.models import Claim
@@ -42,7 +43,7 @@ def test_seed_round_trip_without_claims_file_uses_stubs(tmp_path, seed_doc):
 
 def test_import_twice_changes_nothing(tmp_path, demo):
     version = Story.objects.get(id="81").version
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
     story = Story.objects.get(id="81")
     assert story.version == version
     assert story.revisions.count() == 1

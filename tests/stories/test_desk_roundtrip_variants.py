@@ -1,10 +1,9 @@
 """Round trips beyond the seed: stories of our own in one .jsonl file (corrections, images,
 several editions and newsrooms, a draft, unicode, no key facts, a claim cited under two
 paragraphs, ids with leading zeros) import and export back byte for byte, with or without
-their manifests file. The derived fields of the input are computed here, independently of
-``stories.desk``, from docs/desk-1.md."""
+their manifests file. The derived fields of the input are computed by
+``tests.stories.documents.complete``, independently of ``stories.desk``, from docs/desk-1.md."""
 
-import copy
 import io
 import json
 
@@ -15,112 +14,9 @@ from django.db import connection
 from manifests.models import Claim, Manifest
 from stories import desk
 from stories.models import Revision, Story
+from tests.stories.documents import SITE, cite, complete, manifests_document
 
 pytestmark = pytest.mark.django_db
-
-SITE = "https://hangingcontext.com"
-
-LISTINGS = {
-    "1792100000000000001": ("Sea ice extent at record low", "polar-data", "2026-10-16"),
-    "1792100000000000002": ("Arctic institute annual report", "arctic-institute", "2026-10-15"),
-    "1792100000000000003": ("Open models, closed data", "open-models-weekly", "2026-10-18"),
-    "0000000000000000042": ("A source whose id starts with zeros", "zero-padded-press", "2026-12-31"),
-}
-# Claim ids of each manifest, with whether the source reports them about itself.
-CLAIMS = {
-    "1792100000000000001": {"1792100000000000011": False, "1792100000000000012": False, "1792100000000000013": True},
-    "1792100000000000002": {"1792100000000000021": True, "1792100000000000022": True},
-    "1792100000000000003": {"1792100000000000031": True, "1792100000000000032": True},
-    "0000000000000000042": {"0000000000000000043": False},
-}
-FLAGS = {cid: flag for claims in CLAIMS.values() for cid, flag in claims.items()}
-NEWSROOM_TITLES = {"climate": "Climate Desk", "artificial-intelligence": "Artificial Intelligence"}
-
-
-def cite(mid, *cids):
-    return {"manifest_id": mid, "claim_ids": list(cids)}
-
-
-def complete(stored: dict, seed: dict) -> dict:
-    """The full desk/1 document of ``stored`` (derived fields computed from the spec, with the
-    seed's site-level texts), in the spec's key order."""
-    url = f"{SITE}/stories/{stored['edition'][:10]}/{stored['slug']}/"
-    cites = [c for f in stored["key_facts"] for c in f["cites"]]
-    cites += [c for s in stored["sections"] for p in s["paragraphs"] for c in p["cites"]]
-    cited = list(dict.fromkeys(c["manifest_id"] for c in cites))
-    n = len(cited)
-    title = NEWSROOM_TITLES[stored["newsroom"]]
-    run = copy.deepcopy(seed["run_these_manifests"])
-    run["manifest_ids"] = cited
-    run["commands"] = {
-        "one": f'curl -s -H "Authorization: Bearer $SYNORB_KEY" https://api.synorb.com/manifests/by-id/{cited[0]}'
-        if cited
-        else "",
-        "all": f"for id in {' '.join(cited)}; do\n"
-        '  curl -s -H "Authorization: Bearer $SYNORB_KEY" "https://api.synorb.com/manifests/by-id/$id"\ndone',
-    }
-    manifests = [
-        {
-            "manifest_id": mid,
-            "title": LISTINGS[mid][0],
-            "source_name": LISTINGS[mid][1],
-            "source_url": f"https://example.org/m/{mid}",
-            "published_date": LISTINGS[mid][2],
-        }
-        for mid in cited
-    ]
-    key_facts = [
-        {
-            "text": f["text"],
-            "self_reported": all(FLAGS[c] for ci in f["cites"] for c in ci["claim_ids"]),
-            "cites": f["cites"],
-        }
-        for f in stored["key_facts"]
-    ]
-    return {
-        "schema": "hangingcontext.desk/1",
-        "type": "story",
-        "id": stored["id"],
-        "slug": stored["slug"],
-        "edition": stored["edition"],
-        "url": url,
-        "newsroom": stored["newsroom"],
-        "beat": stored["beat"],
-        "newsroom_title": title,
-        "audience": stored["audience"],
-        "angle": stored["angle"],
-        "headline": stored["headline"],
-        "dek": stored["dek"],
-        "published_at": stored["published_at"],
-        "labels": {
-            "trust": stored["trust"],
-            "trust_text": f"{stored['trust'].capitalize()} · {n} source{'' if n == 1 else 's'}",
-            "newsroom": title,
-        },
-        "source_count": n,
-        "publishers": sorted({LISTINGS[mid][1] for mid in cited}),
-        "key_facts": key_facts,
-        "images": stored["images"],
-        "sections": stored["sections"],
-        "unresolved": stored["unresolved"],
-        "decision_card": stored["decision_card"],
-        "writer": stored["writer"],
-        "corrections": stored["corrections"],
-        "cited_manifest_ids": cited,
-        "manifests": manifests,
-        "run_these_manifests": run,
-        "links": {
-            "html": url,
-            "json": url + "index.json",
-            "markdown": url + "index.md",
-            "newsroom": f"{SITE}/n/{stored['newsroom']}/",
-            "edition": f"{SITE}/editions/{stored['edition']}/",
-        },
-        "related": stored["related"],
-        "sponsor": seed["sponsor"],
-        "disclosure": seed["disclosure"],
-        "reuse": {**seed["reuse"], "canonical_url": url},
-    }
 
 
 def stored(**fields) -> dict:
@@ -315,26 +211,6 @@ def our_stories(seed: dict) -> list[dict]:
     return [seed] + [complete(s, seed) for s in (ice, draft, repeat_slug, zeros)]
 
 
-def manifests_document() -> dict:
-    return {
-        "schema": "hangingcontext.manifests/1",
-        "manifests": [
-            {
-                "manifest_id": mid,
-                "title": title,
-                "source_name": source,
-                "source_url": f"https://example.org/m/{mid}",
-                "published_date": date,
-                "claims": [
-                    {"claim_id": cid, "text": f"Claim {cid}.", "self_reported": flag}
-                    for cid, flag in CLAIMS[mid].items()
-                ],
-            }
-            for mid, (title, source, date) in LISTINGS.items()
-        ],
-    }
-
-
 def jsonl(docs) -> str:
     return "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs)
 
@@ -374,7 +250,7 @@ def test_own_stories_round_trip_byte_for_byte_without_their_claims(stories_file,
 
 
 def test_own_stories_round_trip_with_their_manifests_file(stories_file, tmp_path):
-    from tests.conftest import SEED_MANIFESTS
+    from tests.seed import SEED_MANIFESTS
 
     (tmp_path / "ours.manifests.json").write_text(json.dumps(manifests_document()), encoding="utf-8")
     call_command("import_manifests", str(SEED_MANIFESTS), str(tmp_path / "ours.manifests.json"), stdout=io.StringIO())

@@ -3,8 +3,6 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from tests.stories.desk_support import editor, writer  # noqa: F401
-
 pytestmark = pytest.mark.django_db
 
 

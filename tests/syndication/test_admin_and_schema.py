@@ -6,8 +6,7 @@ from django.core.management import call_command
 
 from syndication.models import ApiKey, WebhookDelivery, WebhookEndpoint, hash_secret
 from tests.factories import UserFactory
-
-from .conftest import client_for
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

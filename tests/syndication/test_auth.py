@@ -10,8 +10,7 @@ from django.utils import timezone
 from syndication.models import ApiKey, ApiKeyUsage, Partner, hash_secret
 from syndication.usage import flush
 from tests.factories import UserFactory
-
-from .conftest import client_for
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +37,7 @@ def test_malformed_or_unknown_key_is_401(db, token):
 
 
 def test_right_prefix_wrong_secret_is_401(read_key):
-    key, plaintext = read_key
+    _key, plaintext = read_key
     response = client_for(plaintext[:-4] + "AAAA").get(URL)
     assert_error(response, 401, "authentication_failed")
 
@@ -83,7 +82,7 @@ def test_count_request_upsert_is_additive(read_key):
 
 
 def test_key_never_reaches_the_logs(read_key, caplog):
-    key, plaintext = read_key
+    _key, plaintext = read_key
     with caplog.at_level(logging.DEBUG):
         client_for(plaintext + "x").get(URL)
         client_for(plaintext).get("/api/v1/stories/nope/")

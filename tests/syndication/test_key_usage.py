@@ -13,8 +13,7 @@ from django.utils import timezone
 from syndication import keys, usage
 from syndication.admin import revoke_keys
 from syndication.models import ApiKey, ApiKeyUsage
-
-from .conftest import client_for
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -1,11 +1,10 @@
 """Writer keys: submissions, manifests; any key: the check-only endpoint."""
 
 import copy
-import sys
-import types
 
 import pytest
 
+import stories.checks
 from manifests.models import Manifest
 from newsroom.models import Newsroom
 from stories.models import CheckResult, Story
@@ -34,8 +33,7 @@ RUBRIC_FAIL = {
 
 @pytest.fixture
 def stub_checks(monkeypatch):
-    """Fix the checks' verdict, to test this app's wiring on its own. Patches the real
-    ``stories.checks`` when it is there, else stands a stand-in module in its place."""
+    """Fix the checks' verdict, to test this app's wiring on its own."""
 
     def install(rubric: dict):
         def run_checks(doc, *, exclude_story_id=None):
@@ -46,16 +44,8 @@ def stub_checks(monkeypatch):
                 story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
             )
 
-        try:
-            import stories.checks as module
-        except ImportError:
-            module = types.ModuleType("stories.checks")
-            monkeypatch.setitem(sys.modules, "stories.checks", module)
-            import stories
-
-            monkeypatch.setattr(stories, "checks", module, raising=False)
-        monkeypatch.setattr(module, "run_checks", run_checks, raising=False)
-        monkeypatch.setattr(module, "check_and_record", check_and_record, raising=False)
+        monkeypatch.setattr(stories.checks, "run_checks", run_checks)
+        monkeypatch.setattr(stories.checks, "check_and_record", check_and_record)
 
     return install
 
@@ -190,7 +180,6 @@ def test_not_json_is_a_400(writer_api):
 
 
 def test_submission_with_the_real_checks(writer_api, story_doc, manifests_loaded):
-    pytest.importorskip("stories.checks", reason="stories.checks (the checks issue) is not merged into this branch yet")
     response = writer_api.post("/api/v1/submissions/", submission(story_doc), format="json")
     assert response.status_code == 201, response.content
     rubric = response.json()["rubric"]
@@ -229,8 +218,7 @@ def test_checks_endpoint_returns_the_rubric_and_saves_nothing(
     from rest_framework.test import APIClient
 
     from tests.factories import UserFactory
-
-    from .conftest import client_for
+    from tests.syndication.helpers import client_for
 
     stub_checks(RUBRIC_FAIL)
     if who == "staff":
@@ -246,7 +234,7 @@ def test_checks_endpoint_returns_the_rubric_and_saves_nothing(
 
 
 def test_checks_endpoint_needs_a_key(db, story_doc):
-    from .conftest import client_for
+    from tests.syndication.helpers import client_for
 
     assert client_for(None).post("/api/v1/checks/", story_doc(), format="json").status_code == 401
 
@@ -260,7 +248,6 @@ def test_checks_endpoint_invalid_document_is_400(api, story_doc):
 
 
 def test_checks_endpoint_with_the_real_checks(api, story_doc, manifests_loaded):
-    pytest.importorskip("stories.checks", reason="stories.checks (the checks issue) is not merged into this branch yet")
     response = api.post("/api/v1/checks/", story_doc(), format="json")
     assert response.status_code == 200
     assert response.json()["passed"] is True  # the seed story passes against its manifests

@@ -9,7 +9,7 @@ import pytest
 from stories.actions import record_correction
 from stories.models import Story
 from tests.factories import NewsroomFactory
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,7 @@ STORY_URL = "https://hangingcontext.com/stories/2026-10-16/agent-training-stack/
 @pytest.fixture
 def stories(demo, seed_doc):
     """The demo story, a newer one in another newsroom, and a draft."""
-    other = make_story(
+    other = import_seed_story(
         seed_doc,
         id="901",
         slug="policy-story",
@@ -29,7 +29,7 @@ def stories(demo, seed_doc):
         published_at="2026-10-17T03:00:00Z",
         edition="2026-10-17T03",
     )
-    draft = make_story(seed_doc, id="902", slug="draft-story", published_at=None, edition="2026-10-17T04")
+    draft = import_seed_story(seed_doc, id="902", slug="draft-story", published_at=None, edition="2026-10-17T04")
     assert draft.status == "draft"
     return demo, other, draft
 

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.stories.site_helpers import fresh_cache  # noqa: F401
-
 CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 URL = "/stories/2026-10-16/agent-training-stack/"
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium"),
 ]

@@ -10,7 +10,6 @@ from manifests.models import Manifest
 from public import markup
 from stories import desk
 from stories.actions import record_correction
-from tests.stories.site_helpers import fresh_cache  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 

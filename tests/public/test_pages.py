@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from stories.models import Story
 from tests.factories import NewsroomFactory
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def newsroom_stories(demo, seed_doc):
     """25 more published stories in the demo newsroom (5 on the 'policy' beat) and a draft."""
     for i in range(25):
-        make_story(
+        import_seed_story(
             seed_doc,
             id=f"95{i:02d}",
             slug=f"story-{i:02d}",
@@ -27,7 +27,7 @@ def newsroom_stories(demo, seed_doc):
             published_at=f"2026-10-17T{i % 24:02d}:00:00Z",
             edition=f"2026-10-17T{i % 24:02d}",
         )
-    make_story(seed_doc, id="9600", slug="secret-draft", published_at=None, edition="2026-10-18T09")
+    import_seed_story(seed_doc, id="9600", slug="secret-draft", published_at=None, edition="2026-10-18T09")
     return demo
 
 
@@ -97,7 +97,7 @@ def test_stories_sharing_a_publication_time_are_split_across_pages_without_loss(
     client, newsroom_stories, monkeypatch, seed_doc
 ):
     for i in range(4):
-        make_story(
+        import_seed_story(
             seed_doc,
             id=f"97{i:02d}",
             slug=f"same-minute-{i}",

@@ -9,13 +9,13 @@ from django.test.utils import CaptureQueriesContext
 
 from stories.actions import record_correction
 from stories.models import Story
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db
 
 
 def test_corrections_page_lists_all_corrections_newest_first(client, demo, seed_doc):
-    other = make_story(
+    other = import_seed_story(
         seed_doc, id="940", slug="other-story", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01"
     )
     record_correction(story=demo, text="First fix.", kind="correction")
@@ -71,7 +71,7 @@ def searchable(demo, seed_doc):
             "cites": seed_doc["sections"][0]["paragraphs"][0]["cites"],
         }
     ]
-    make_story(
+    import_seed_story(
         seed_doc,
         id="950",
         slug="freight-story",
@@ -81,7 +81,7 @@ def searchable(demo, seed_doc):
         edition="2026-10-17T01",
         sections=[{"heading": "Rail", "paragraphs": doc_para}],
     )
-    make_story(
+    import_seed_story(
         seed_doc,
         id="951",
         slug="hidden-freight",
@@ -140,7 +140,7 @@ def test_search_query_count(client, searchable, django_assert_num_queries):
 
 def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, seed_doc, monkeypatch):
     for i in range(2):
-        make_story(
+        import_seed_story(
             seed_doc,
             id=f"96{i}",
             slug=f"freight-{i}",
@@ -162,7 +162,7 @@ def test_search_pages_have_numbers_and_links_but_no_total(client, searchable, se
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search is PostgreSQL's")
 def test_postgres_search_puts_headline_matches_above_body_matches(client, searchable, seed_doc):
     # newer, but the word is only in a paragraph (950); older, with the word in the headline (952)
-    make_story(
+    import_seed_story(
         seed_doc,
         id="952",
         slug="rotterdam-headline",

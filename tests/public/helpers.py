@@ -1,22 +1,11 @@
-"""Helpers for the readers' site tests: a fresh cache per test, and stories of any size."""
+"""Helpers of the readers' site tests: stories of any size, imported through the desk."""
 
 import copy
-
-import pytest
-from django.core.cache import cache
 
 from stories import desk
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    """Rendered pages and generation counters live in the cache: start every test empty."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def make_story(
+def import_seed_story(
     seed_doc, *, id, slug, paragraphs=2, published_at="2026-10-16T00:39:10Z", edition="2026-10-16T00", **overrides
 ):
     """Import a story derived from the seed with ``paragraphs`` paragraphs in one section."""

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +23,10 @@ def test_manifest_page_shows_source_claims_and_citing_stories(client, demo, seed
 
 
 def test_each_claim_lists_every_citing_story_and_no_draft(client, demo, seed_doc):
-    make_story(seed_doc, id="920", slug="second-citer", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01")
-    make_story(seed_doc, id="921", slug="draft-citer", published_at=None, edition="2026-10-17T02")
+    import_seed_story(
+        seed_doc, id="920", slug="second-citer", published_at="2026-10-17T01:00:00Z", edition="2026-10-17T01"
+    )
+    import_seed_story(seed_doc, id="921", slug="draft-citer", published_at=None, edition="2026-10-17T02")
     html = client.get(f"/manifests/{MANIFEST}/").content.decode()
     block = html[html.index(f'id="claim-{CITED_BY_PARAGRAPH_ONLY}"') :].split('<li id="claim-')[0]
     assert "agent-training-stack/" in block and "second-citer/" in block
@@ -37,7 +39,7 @@ def test_unknown_manifest_is_not_found(client, db):
 
 def test_manifest_page_query_count_does_not_grow_with_stories(client, demo, seed_doc, django_assert_max_num_queries):
     for i in range(5):
-        make_story(
+        import_seed_story(
             seed_doc, id=f"93{i}", slug=f"citer-{i}", published_at=f"2026-10-17T0{i}:00:00Z", edition=f"2026-10-17T0{i}"
         )
     with django_assert_max_num_queries(5):

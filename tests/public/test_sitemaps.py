@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from stories.models import Story
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +24,10 @@ def recent(demo, seed_doc):
     """The demo story (old), one published an hour ago, and a draft from today."""
     now = timezone.now()
     edition = now.strftime("%Y-%m-%dT%H")
-    fresh = make_story(
+    fresh = import_seed_story(
         seed_doc, id="910", slug="fresh-story", published_at=iso(now - dt.timedelta(hours=1)), edition=edition
     )
-    make_story(seed_doc, id="911", slug="draft-story", published_at=None, edition=edition)
+    import_seed_story(seed_doc, id="911", slug="draft-story", published_at=None, edition=edition)
     return fresh
 
 

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from stories import desk
 from stories.actions import record_correction
 from stories.models import Story
-from tests.conftest import SEED_JSON, SEED_TXT
-from tests.stories.site_helpers import fresh_cache, make_story  # noqa: F401
+from tests.public.helpers import import_seed_story
+from tests.seed import SEED_JSON, SEED_TXT
 
 pytestmark = pytest.mark.django_db
 
@@ -293,7 +293,7 @@ def test_query_count_is_fixed_whatever_the_story_size(
 
     counts = []
     for n, slug in ((2, "small-story"), (30, "large-story")):
-        make_story(seed_doc, id=f"9{n}", slug=slug, paragraphs=n)
+        import_seed_story(seed_doc, id=f"9{n}", slug=slug, paragraphs=n)
         cache.clear()
         url = f"/stories/2026-10-16/{slug}/{suffix}"
         # the story row and the site profile, then Story.objects.loaded(): the story with its
@@ -415,7 +415,7 @@ def test_loaded_reads_what_with_everything_reads_in_fewer_queries(demo, seed_doc
     from stories import desk
     from stories.models import Story
 
-    make_story(seed_doc, id="930", slug="loaded-story", paragraphs=12)
+    import_seed_story(seed_doc, id="930", slug="loaded-story", paragraphs=12)
     profile = SiteProfile.load()
     for pk in ("81", "930"):
         expected = desk.export_story(Story.objects.with_everything().get(pk=pk), profile=profile)

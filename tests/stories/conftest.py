@@ -1,0 +1,30 @@
+"""Fixtures of the stories' tests: the desk's people and the seed story back on the desk."""
+
+import pytest
+
+from stories import actions
+from tests.stories.helpers import member_of
+
+
+@pytest.fixture
+def editor(db):
+    return member_of("Editor", "edna")
+
+
+@pytest.fixture
+def writer(db):
+    return member_of("Writer", "walt")
+
+
+@pytest.fixture
+def draft(demo):
+    """The seed story, taken down to a draft (it passes every check)."""
+    return actions.unpublish_story(story=demo, reason="back to the desk for the tests")
+
+
+@pytest.fixture
+def uncited_draft(draft):
+    """The draft with its second section's first paragraph stripped of its cites."""
+    paragraph = draft.sections.all()[1].paragraphs.all()[0]
+    paragraph.cites.all().delete()
+    return draft
