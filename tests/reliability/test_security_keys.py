@@ -4,7 +4,6 @@ An unknown prefix costs one query, then none for a while (a negative cache); fai
 look-ups are counted per client address and, over the rate, answered 429 with Retry-After
 without looking anything up. Revocation, and a key becoming usable, still apply at once."""
 
-# ruff: noqa: F811 - the fixtures below are imported from the syndication conftest and used as arguments
 import time
 
 import pytest
@@ -12,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from syndication.models import ApiKey
-from tests.syndication.conftest import client_for, partner, read_key  # noqa: F401 (fixtures)
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 

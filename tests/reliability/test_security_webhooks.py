@@ -21,9 +21,6 @@ from syndication import webhook_urls, webhooks
 from syndication.models import WebhookDelivery, WebhookEndpoint
 from tests.factories import UserFactory
 
-# ruff: noqa: F811 - the fixtures below are imported from the syndication conftest and used as arguments
-from tests.syndication.conftest import make_story, partner, receiver  # noqa: F401 (fixtures)
-
 ALL_EVENTS = ["story.published", "story.corrected", "story.unpublished"]
 HOST = "hooks.partner.example"
 
