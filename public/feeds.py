@@ -44,7 +44,7 @@ class StoryAtomFeed(Feed):
     kind = "atom"
 
     def get_object(self, request, slug=None):
-        return get_object_or_404(Newsroom, slug=slug) if slug else None
+        return get_object_or_404(Newsroom.objects.having_published(), slug=slug) if slug else None
 
     def title(self, obj):
         return f"{site_name()}: {obj.title}" if obj else site_name()
@@ -142,7 +142,7 @@ def json_feed_document(request, newsroom: Newsroom | None = None) -> dict:
 @public
 @list_page
 def json_feed(request, slug=None):
-    newsroom = get_object_or_404(Newsroom, slug=slug) if slug else None
+    newsroom = get_object_or_404(Newsroom.objects.having_published(), slug=slug) if slug else None
     body = json.dumps(json_feed_document(request, newsroom), ensure_ascii=False, indent=2)
     return HttpResponse(body, content_type="application/feed+json; charset=utf-8")
 

@@ -25,7 +25,7 @@ urlpatterns = [
     path("n/<slug:slug>/feed.json", feeds.json_feed, name="newsroom-feed-json"),
     path(
         "sitemap.xml",
-        public(list_page(sitemap_views.sitemap)),
+        public(list_page(sitemap_views.sitemap, params=("p",))),
         {"sitemaps": sitemaps.SITEMAPS},
         name="django.contrib.sitemaps.views.sitemap",
     ),

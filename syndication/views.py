@@ -19,7 +19,7 @@ from manifests.models import Claim, Manifest
 from newsroom.infra.jsondoc import FormatError
 from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
-from stories.models import Correction, Story
+from stories.models import Cite, Correction, Story
 
 from . import renderers
 from . import serializers as s
@@ -143,12 +143,15 @@ class StoryNinjs(PublishedStoryMixin, ReadView):
 
 
 class NewsroomList(ReadView):
-    """Every newsroom with its beats and its count of published stories."""
+    """Every newsroom with a published story, with its beats that have one, and its count of
+    published stories. A newsroom or beat only a draft uses stays private."""
 
     @extend_schema(responses={200: s.NewsroomSerializer(many=True), **errors(401, 429)})
     def get(self, request):
-        newsrooms = Newsroom.objects.with_published_counts().prefetch_related(
-            Prefetch("beats", queryset=Beat.objects.order_by("slug"))
+        newsrooms = (
+            Newsroom.objects.having_published()
+            .with_published_counts()
+            .prefetch_related(Prefetch("beats", queryset=Beat.objects.having_published().order_by("slug")))
         )
         data = [
             {
@@ -201,6 +204,9 @@ class ManifestDetail(ReadView):
             ),
             pk=manifest_id,
         )
+        if not Cite.objects.citing(manifest=manifest).of_published_stories().exists():
+            # A source is public once a published story cites it: a draft's sources stay private.
+            raise Http404("no published story cites this manifest")
         claims = list(manifest.claims.all())
         self.last_modified = manifest.updated_at
         data = {

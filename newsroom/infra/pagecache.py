@@ -118,15 +118,31 @@ def public(view):
     return wrapped
 
 
-def list_page(view):
+def list_page(view=None, *, params: tuple[str, ...] = ()):
     """A page that lists stories: its ETag and cached body follow the ``lists``
-    generation, so a publish or correction anywhere refreshes it at once."""
-    from django.http import HttpResponse
+    generation, so a publish or correction anywhere refreshes it at once.
+
+    ``params`` names the query parameters the page reads. The cache key and ETag use only
+    those, and the view sees only those: ``/?cachebust=1``, ``/?cachebust=2``... are one
+    page and one cache entry, so unknown parameters cannot fill the cache or force a render.
+    Use as ``@list_page`` or ``@list_page(params=("before", "page"))``.
+    """
+    if view is None:
+        return lambda v: list_page(v, params=params)
+    from django.http import HttpResponse, QueryDict
     from django.utils.cache import get_conditional_response
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
-        etag = make_etag("list", request.get_full_path(), generation("lists"))
+        if any(name not in params for name in request.GET):
+            kept = QueryDict(mutable=True)
+            for name in params:
+                if name in request.GET:
+                    kept.setlist(name, request.GET.getlist(name))
+            kept._mutable = False
+            request.GET = kept
+        query = request.GET.urlencode()
+        etag = make_etag("list", request.path + ("?" + query if query else ""), generation("lists"))
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:
             return not_modified

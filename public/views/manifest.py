@@ -4,6 +4,7 @@ cite each claim.
 
 from collections import defaultdict
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
@@ -24,5 +25,8 @@ def manifest_detail(request, manifest_id):
         by_claim[claim_id].add(story_id)
     ids = {sid for sids in by_claim.values() for sid in sids}
     stories = list(Story.objects.published().filter(id__in=ids).newest_first())
+    if not stories:
+        # A source is public once a published story cites it: a draft's sources stay private.
+        raise Http404("no published story cites this manifest")
     rows = [{"claim": c, "stories": [s for s in stories if s.id in by_claim.get(c.id, ())]} for c in claims]
     return render(request, "public/manifest_detail.html", {"manifest": manifest, "rows": rows, "citing": stories})

@@ -43,11 +43,11 @@ def home(request):
 
 @require_safe
 @public
-@list_page
+@list_page(params=("beat", "before", "page"))
 def newsroom_detail(request, slug):
     """A newsroom's published stories, newest first, optionally one beat's (``?beat=``):
     ``PAGE_SIZE`` a page, ``?before=`` pages (``newsroom.infra.keyset``), no total."""
-    newsroom = get_object_or_404(Newsroom, slug=slug)
+    newsroom = get_object_or_404(Newsroom.objects.having_published(), slug=slug)
     stories = _stories().in_newsroom(newsroom)
     beats = list(Beat.objects.filter(newsroom=newsroom).having_published().order_by("slug"))
     beat = request.GET.get("beat") or None

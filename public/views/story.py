@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from collections import OrderedDict
 
 from django.conf import settings
@@ -40,6 +41,8 @@ from stories import desk
 from stories.cache import representations, story_generations
 from stories.models import Correction, Story
 
+CANONICAL_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
 FORMATS = {
     "html": "text/html; charset=utf-8",
     "json": "application/json; charset=utf-8",
@@ -53,7 +56,11 @@ class _Lookup:
     ``condition`` decorator asks for the ETag and Last-Modified before the view runs)."""
 
     def __init__(self, date: str, slug: str):
+        # Only the canonical YYYY-MM-DD: fromisoformat() also takes 20261016 and 2026-W42-5,
+        # which would serve one story under several URLs and cache keys.
         try:
+            if not CANONICAL_DATE.fullmatch(date):
+                raise ValueError(date)
             dt.date.fromisoformat(date)
         except ValueError:
             raise Http404("no such story") from None
@@ -246,7 +253,7 @@ def search_page(request, queryset, query: str) -> Page:
 
 @require_safe
 @public
-@list_page
+@list_page(params=("before", "page"))
 def corrections(request):
     """Every correction on a published story, newest first, ``?before=`` pages (``newsroom.infra.keyset``)."""
     rows = Correction.objects.filter(Story.published_q("story")).select_related("story")
@@ -259,7 +266,7 @@ def corrections(request):
 
 @require_safe
 @public
-@list_page
+@list_page(params=("q", "page"))
 def search(request):
     """``/search/?q=``: ranked full-text search on PostgreSQL, a plain match elsewhere."""
     query = " ".join(request.GET.get("q", "").split())[:200]

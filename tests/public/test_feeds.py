@@ -129,6 +129,12 @@ def test_feed_query_count(client, stories, url, django_assert_max_num_queries):
 
 
 def test_feeds_with_no_stories(client, db):
-    NewsroomFactory(slug="empty")
-    assert json.loads(client.get("/n/empty/feed.json").content)["items"] == []
+    assert json.loads(client.get("/feed.json").content)["items"] == []
     assert ET.fromstring(client.get("/feed.atom").content).findall(f"{ATOM}entry") == []
+
+
+def test_a_newsroom_without_a_published_story_has_no_feeds(client, db):
+    """A newsroom only a draft uses (or none yet) is not public: its feeds are not found."""
+    NewsroomFactory(slug="empty")
+    for path in ("/n/empty/feed.json", "/n/empty/feed.atom", "/n/empty/feed.rss"):
+        assert client.get(path).status_code == 404, path

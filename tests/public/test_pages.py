@@ -269,6 +269,8 @@ def test_an_older_newsroom_page_costs_one_query_more_and_never_counts(client, ne
     assert all(int(n) <= 2 for n in re.findall(r"OFFSET (\d+)", sql))  # never deeper than a page
 
 
-def test_newsroom_without_stories_shows_empty_page(client, db):
+def test_newsroom_without_published_stories_is_not_found(client, db):
+    """A newsroom is public once a published story uses it; before that its page would
+    only tell readers what the desk is preparing."""
     NewsroomFactory(slug="quiet", title="Quiet")
-    assert "No stories yet." in client.get("/n/quiet/").content.decode()
+    assert client.get("/n/quiet/").status_code == 404
