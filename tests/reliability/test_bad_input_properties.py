@@ -1,7 +1,7 @@
 """Bad input, generated: malformed and adversarial desk/1 documents fed to ``import_stories``
 and ``check_story`` exactly as an operator would (files on disk, ``call_command``).
 
-The contract (issue 8): every document is either accepted as a valid story, or refused with
+The contract: every document is either accepted as a valid story, or refused with
 a clear error naming the JSON path of the problem (``import_stories``: CommandError and the
 path on standard error; ``check_story``: exit status 2). Never an uncaught exception, and a
 refused file leaves every table exactly as it was (no partial story).

@@ -3,7 +3,6 @@ two editors saving one story at once, and many corrections and publishes at once
 
 Each thread has its own database connection (Django's are per thread), so the row locks
 (``select_for_update``) in ``desk.save_document`` and ``stories.actions`` really contend.
-The webhook outbox part of issue 8 waits for the syndication app.
 """
 
 import copy
