@@ -12,14 +12,25 @@ For each unit (paragraph or key fact) that cites claims:
    sentence with no figure and no name is editorial analysis: an ``info`` finding.
 
 A stub claim (known by id, no text yet) supports nothing: its finding says so.
+
+A rubric stays small whatever the text: a finding quotes at most ``SENTENCE_EXCERPT``
+characters of its sentence, and a unit lists at most ``MAX_UNIT_FINDINGS`` findings, then
+one that counts the rest (its score still counts every figure and name).
 """
 
 from django.conf import settings
 
-from .base import ERROR, INFO, WARNING, Criterion, CriterionResult, finding
+from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
+SENTENCE_EXCERPT = 1000
+MAX_UNIT_FINDINGS = 50
+
+
+def excerpt(sentence: str) -> str:
+    """The sentence as a finding quotes it: whole, unless it is longer than any prose."""
+    return sentence if len(sentence) <= SENTENCE_EXCERPT else sentence[: SENTENCE_EXCERPT - 1] + "…"
 
 
 class Evidence:
@@ -94,18 +105,35 @@ class ClaimsSupport(Criterion):
         )
         if evidence.stubs:
             score *= len(evidence.texts) / (len(evidence.texts) + len(evidence.stubs))
-        return findings, score
+        return self.capped(unit.path, findings), score
+
+    @staticmethod
+    def capped(path: str, findings: list[dict]) -> list[dict]:
+        """At most ``MAX_UNIT_FINDINGS`` findings, errors first, then one counting the rest
+        (an error if any of them is): a paragraph of 50,000 unstated figures must not make a
+        rubric of 50,000 findings."""
+        if len(findings) <= MAX_UNIT_FINDINGS:
+            return findings
+        ranked = sorted(findings, key=lambda f: SEVERITY_RANK[f["severity"]])
+        kept, rest = ranked[:MAX_UNIT_FINDINGS], ranked[MAX_UNIT_FINDINGS:]
+        severity = min((f["severity"] for f in rest), key=SEVERITY_RANK.__getitem__)
+        message = f"{len(rest)} more findings like these here are not listed"
+        return [*kept, finding(severity, path, message, more=len(rest))]
 
     @staticmethod
     def check_sentence(path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence."""
-        findings = []
+        findings, quoted = [], excerpt(sentence)
         sentence_figures, sentence_names = figures(sentence), names(sentence)
         for written, canon in sentence_figures:
             if canon not in evidence.figures:
                 findings.append(
                     finding(
-                        ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written
+                        ERROR,
+                        path,
+                        f"{written} is not stated by any cited claim",
+                        sentence=quoted,
+                        figure=written,
                     )
                 )
         for written, low, high in ranges(sentence):
@@ -115,7 +143,7 @@ class ClaimsSupport(Criterion):
                         ERROR,
                         path,
                         f"{written} reverses the cited claim's range (from {high} to {low})",
-                        sentence=sentence,
+                        sentence=quoted,
                         figure=written,
                     )
                 )
@@ -126,7 +154,7 @@ class ClaimsSupport(Criterion):
                         ERROR,
                         path,
                         f"{name} is not named by any cited claim, manifest title or source",
-                        sentence=sentence,
+                        sentence=quoted,
                         name=name,
                     )
                 )
@@ -135,8 +163,8 @@ class ClaimsSupport(Criterion):
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
         if not backed and (sentence_figures or sentence_names):
             message = f"little of this sentence's wording is in the cited claims ({overlap:.0%} of its words)"
-            findings.append(finding(WARNING, path, message, sentence=sentence, overlap=round(overlap, 3)))
+            findings.append(finding(WARNING, path, message, sentence=quoted, overlap=round(overlap, 3)))
         elif not backed:
             message = f"editorial analysis: not backed by the cited claims ({overlap:.0%} of its words)"
-            findings.append(finding(INFO, path, message, sentence=sentence, overlap=round(overlap, 3)))
+            findings.append(finding(INFO, path, message, sentence=quoted, overlap=round(overlap, 3)))
         return backed, len(sentence_figures) + len(sentence_names), findings

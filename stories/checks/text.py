@@ -255,7 +255,9 @@ _FIGURE = re.compile(
 
 
 def _canonical_number(integer: str, fraction: str | None) -> str:
-    raw = integer.replace(",", "") + (fraction or "")
+    if not fraction:  # a whole number: its digits without leading zeros (no Decimal needed)
+        return integer.replace(",", "").lstrip("0") or "0"
+    raw = integer.replace(",", "") + fraction
     try:
         value = Decimal(raw)
     except InvalidOperation:
@@ -340,6 +342,8 @@ def _opens_clause(sentence: str, start: int) -> bool:
 def _distinctive_token(token: str) -> bool:
     """ProgAgent-14B, Qwen3-8B, GSM8K, LOCA-bench, MMLU, CoSIR, IFEval: a model, benchmark,
     product or organisation, not an ordinary word."""
+    if token.isdigit():  # a number (a figure's business), never a name
+        return False
     if _MIXED.match(token) and any(c.isalpha() for c in token):
         return True
     return any(_ACRONYM.match(part) or _CAMEL.search(part) for part in token.split("-"))

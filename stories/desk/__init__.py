@@ -211,7 +211,24 @@ def validate(data) -> dict:
         for i, mid in enumerate(_V.lst(run.get("manifest_ids", []), "run_these_manifests.manifest_ids")):
             _V.ident(mid, f"run_these_manifests.manifest_ids[{i}]")
     doc["derived"] = {key: data[key] for key in DERIVED_KEYS if key in data}
+    _check_story_size(doc)
     return doc
+
+
+# The checks read every paragraph and key fact; this bounds what one story costs them (a
+# few hundred milliseconds, whatever the characters) at about twenty times a long story.
+MAX_STORY_TEXT = 100_000
+
+
+def _check_story_size(doc: dict) -> None:
+    size = sum(len(fact["text"]) for fact in doc["key_facts"]) + sum(
+        len(para["markdown"]) for section in doc["sections"] for para in section["paragraphs"]
+    )
+    if size > MAX_STORY_TEXT:
+        raise DeskError(
+            "sections",
+            f"the story's paragraphs and key facts are {size} characters long; at most {MAX_STORY_TEXT} are accepted",
+        )
 
 
 # --------------------------------------------------------------------------- deriving
