@@ -28,9 +28,9 @@ SENTENCE_EXCERPT = 1000
 MAX_UNIT_FINDINGS = 50
 
 
-def excerpt(sentence: str) -> str:
-    """The sentence as a finding quotes it: whole, unless it is longer than any prose."""
-    return sentence if len(sentence) <= SENTENCE_EXCERPT else sentence[: SENTENCE_EXCERPT - 1] + "…"
+def excerpt(text: str, limit: int = SENTENCE_EXCERPT) -> str:
+    """A sentence, figure or name as a finding quotes it: whole, unless longer than any prose."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Evidence:
@@ -127,6 +127,7 @@ class ClaimsSupport(Criterion):
         sentence_figures, sentence_names = figures(sentence), names(sentence)
         for written, canon in sentence_figures:
             if canon not in evidence.figures:
+                written = excerpt(written)
                 findings.append(
                     finding(
                         ERROR,
@@ -138,6 +139,7 @@ class ClaimsSupport(Criterion):
                 )
         for written, low, high in ranges(sentence):
             if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
+                written, low, high = excerpt(written), excerpt(low), excerpt(high)
                 findings.append(
                     finding(
                         ERROR,
@@ -149,6 +151,7 @@ class ClaimsSupport(Criterion):
                 )
         for name in sentence_names:
             if not name_stated(name, evidence.haystack):
+                name = excerpt(name)
                 findings.append(
                     finding(
                         ERROR,
