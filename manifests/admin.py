@@ -67,12 +67,15 @@ class ClaimForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not self.instance._state.adding:
+        # A user who may only view claims (a Writer) gets a form without fields: the admin
+        # shows every value read-only.
+        if not self.instance._state.adding and "id" in self.fields:
             self.fields["id"].disabled = True
 
     def clean(self):
         cleaned = super().clean()
-        self.instance.has_text = bool((cleaned.get("text") or "").strip())
+        if "text" in self.fields:
+            self.instance.has_text = bool((cleaned.get("text") or "").strip())
         return cleaned
 
 

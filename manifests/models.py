@@ -3,6 +3,8 @@
 from django.db import models
 from django.urls import reverse
 
+from newsroom.validators import http_url
+
 ID_REGEX = r"^[0-9A-Za-z_-]+$"
 
 
@@ -35,7 +37,7 @@ class Manifest(models.Model):
     id = models.CharField(primary_key=True, max_length=64)
     title = models.CharField(max_length=500)
     publisher = models.ForeignKey(Publisher, on_delete=models.PROTECT, related_name="manifests")
-    source_url = models.URLField(max_length=1000)
+    source_url = models.URLField(max_length=1000, validators=[http_url])
     published_date = models.DateField()
     fetched_at = models.DateTimeField(null=True, blank=True, help_text="When the provider was last asked for it.")
     updated_at = models.DateTimeField(auto_now=True)

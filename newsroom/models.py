@@ -164,6 +164,12 @@ class SiteProfile(models.Model):
     def __str__(self):
         return "Site profile"
 
+    def clean(self):
+        from .validators import check_json_urls
+
+        for field in ("sponsor", "run_these_manifests", "reuse"):
+            check_json_urls(field, getattr(self, field))
+
     @classmethod
     def load(cls) -> "SiteProfile":
         obj, _ = cls.objects.get_or_create(singleton=True)

@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
+# Under /api/ a server error answers JSON, like every other API error.
+handler500 = "syndication.errors.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("syndication.urls")),

@@ -12,20 +12,174 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 STOPWORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "rather", "instead", "while", "one"]
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "rather",
+        "instead",
+        "while",
+        "one",
+    ]
 )
 
 # Markdown that is not wording: links keep their text, emphasis and code marks go.
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_MARKS = re.compile(r"[*_`#>~]+")
 
 
 _SPACES = re.compile(r"\s+")
 
 
+def unlink(markdown: str) -> str:
+    r"""Each link or image, ``[text](target)`` or ``![text](target)``, replaced by its text.
+
+    What ``re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)`` does, in one pass: that
+    regex retries from every ``[`` and rescans the rest of the text each time, so a paragraph
+    of ``[`` took quadratic time. Here the text is read once: when no ``]`` (or ``)``) follows,
+    no later link can end either, and every ``[`` before a ``]`` that is not followed by ``(``
+    fails on that same ``]``.
+    """
+    find = markdown.find
+    out, copied, pos = [], 0, 0
+    while (opening := find("[", pos)) >= 0:
+        closing = find("]", opening + 1)
+        if closing < 0:
+            break
+        if markdown.startswith("(", closing + 1):
+            end = find(")", closing + 2)
+            if end < 0:
+                break
+            start = opening - 1 if opening > copied and markdown[opening - 1] == "!" else opening
+            out += (markdown[copied:start], markdown[opening + 1 : closing])
+            copied = pos = end + 1
+        else:
+            pos = closing + 1
+    if not out:
+        return markdown
+    out.append(markdown[copied:])
+    return "".join(out)
+
+
 def plain(markdown: str) -> str:
     """Markdown to the words a reader sees (links keep their text)."""
-    return _SPACES.sub(" ", _MD_MARKS.sub("", _MD_LINK.sub(r"\1", markdown))).strip()
+    return _SPACES.sub(" ", _MD_MARKS.sub("", unlink(markdown))).strip()
 
 
 # A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals
@@ -90,15 +244,21 @@ def words(text: str) -> list[str]:
 
 # A number not glued to a word before it ("Qwen3", "GSM8K" and "ProgAgent-14B" are names,
 # not figures), with an optional unit: % or a magnitude suffix (64k, 14B, 2.5M, 3bn, 10x).
+# Linear time: the figure must not run on into a letter, nor into more digits through word
+# characters or points; the letter test comes first (one character), and the digit test is
+# lazy, so that each step of backtracking through a run of digits ("1111...1a") stops at the
+# next digit instead of rescanning the rest of the run.
 _FIGURE = re.compile(
     r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
     r"(?:\s?(%|percent\b|per cent\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
-    r"(?![\w.]*\d)(?![A-Za-z])"
+    r"(?![A-Za-z])(?![\w.]*?\d)"
 )
 
 
 def _canonical_number(integer: str, fraction: str | None) -> str:
-    raw = integer.replace(",", "") + (fraction or "")
+    if not fraction:  # a whole number: its digits without leading zeros (no Decimal needed)
+        return integer.replace(",", "").lstrip("0") or "0"
+    raw = integer.replace(",", "") + fraction
     try:
         value = Decimal(raw)
     except InvalidOperation:
@@ -137,25 +297,54 @@ def ranges(text: str) -> list[tuple[str, str, str]]:
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _ACRONYM = re.compile(r"^[A-Z]{2,}[0-9]*s?$")
-_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+# Searched, so two capitals before the lower-case letter find whatever more would: "{2,}"
+# instead rescanned a run of capitals from each of its letters (quadratic).
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
 _CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
 # Capitalised, but not names a source must state.
 CALENDAR = frozenset(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
 )
 # A word right after one of these starts a clause, so its capital proves nothing.
 _CLAUSE_OPENERS = frozenset(':;—–"“‘(')
 
 
 def _opens_clause(sentence: str, start: int) -> bool:
-    before = sentence[:start].rstrip()
-    return not before or before[-1] in _CLAUSE_OPENERS
+    """Whether the last character before ``start``, spaces aside, opens a clause (or there is
+    none). Read backwards over the spaces only: copying the sentence up to each capitalised
+    word made a long sentence of them quadratic."""
+    i = start - 1
+    while i >= 0 and sentence[i].isspace():
+        i -= 1
+    return i < 0 or sentence[i] in _CLAUSE_OPENERS
 
 
 def _distinctive_token(token: str) -> bool:
     """ProgAgent-14B, Qwen3-8B, GSM8K, LOCA-bench, MMLU, CoSIR, IFEval: a model, benchmark,
     product or organisation, not an ordinary word."""
+    if token.isdigit():  # a number (a figure's business), never a name
+        return False
     if _MIXED.match(token) and any(c.isalpha() for c in token):
         return True
     return any(_ACRONYM.match(part) or _CAMEL.search(part) for part in token.split("-"))
@@ -166,28 +355,28 @@ def names(text: str) -> list[str]:
     capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
     not the first word of its sentence ("the Muon optimizer")."""
     found: list[str] = []
+
+    def close_run(run: list[str], run_starts_sentence: bool) -> None:
+        if len(run) >= 2 or (len(run) == 1 and not run_starts_sentence):
+            found.append(" ".join(run))
+
     for sentence in sentences(text):
-        tokens = [(m.group(0), m.start()) for m in _TOKEN.finditer(sentence)]
         run: list[str] = []
         run_starts_sentence = False
-
-        def close_run():
-            if len(run) >= 2 or (len(run) == 1 and not run_starts_sentence):
-                found.append(" ".join(run))
-
-        for token, start in tokens:
+        for m in _TOKEN.finditer(sentence):
+            token = m.group(0)
             if _distinctive_token(token):
-                close_run()
+                close_run(run, run_starts_sentence)
                 run = []
                 found.append(token)
             elif _CAPITALISED.match(token) and token.lower() not in STOPWORDS and token.lower() not in CALENDAR:
                 if not run:
-                    run_starts_sentence = _opens_clause(sentence, start)
+                    run_starts_sentence = _opens_clause(sentence, m.start())
                 run.append(token)
             else:
-                close_run()
+                close_run(run, run_starts_sentence)
                 run = []
-        close_run()
+        close_run(run, run_starts_sentence)
     return list(dict.fromkeys(found))
 
 

@@ -2,7 +2,8 @@
 invalid document), whatever raised it."""
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -76,3 +77,12 @@ def exception_handler(exc, context):
         error["retry_after"] = int(exc.wait + 0.999)
     response.data = {"error": error}
     return response
+
+
+def server_error(request, *args, **kwargs):
+    """The site's 500 page, except under /api/: there the same JSON error body as every
+    other API error, whatever raised it (Django has already logged the exception)."""
+    if request.path.startswith("/api/"):
+        error = {"code": "server_error", "message": "A server error occurred."}
+        return JsonResponse({"error": error}, status=500)
+    return defaults.server_error(request, *args, **kwargs)

@@ -24,7 +24,12 @@ def parse_time(name: str, value: str) -> dt.datetime:
         moment = None
     if moment is None or moment.tzinfo is None:
         raise BadParameter(name, f"{value[:40]!r} is not an ISO 8601 time with a zone, e.g. 2026-10-16T00:00:00Z")
-    return moment
+    # In UTC, as the database compares it: 9999-12-31T23:59:59-23:59 is past the year 9999
+    # there, which Python cannot hold and PostgreSQL refused with an error (a 500).
+    try:
+        return moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise BadParameter(name, f"{value[:40]!r} is out of range once converted to UTC") from None
 
 
 def parse_slug(name: str, value: str) -> str:

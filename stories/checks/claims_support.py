@@ -12,15 +12,26 @@ For each unit (paragraph or key fact) that cites claims:
    sentence with no figure and no name is editorial analysis: an ``info`` finding.
 
 A stub claim (known by id, no text yet) supports nothing: its finding says so.
+
+A rubric stays small whatever the text: a finding quotes at most ``SENTENCE_EXCERPT``
+characters of its sentence, and a unit lists at most ``MAX_UNIT_FINDINGS`` findings, then
+one that counts the rest (its score still counts every figure and name).
 """
 
 from django.conf import settings
 
 from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
-from .base import ERROR, INFO, WARNING, Criterion, CriterionResult, finding
+from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
+SENTENCE_EXCERPT = 1000
+MAX_UNIT_FINDINGS = 50
+
+
+def excerpt(text: str, limit: int = SENTENCE_EXCERPT) -> str:
+    """A sentence, figure or name as a finding quotes it: whole, unless longer than any prose."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Evidence:
@@ -95,39 +106,59 @@ class ClaimsSupport(Criterion):
         )
         if evidence.stubs:
             score *= len(evidence.texts) / (len(evidence.texts) + len(evidence.stubs))
-        return findings, score
+        return self.capped(unit.path, findings), score
+
+    @staticmethod
+    def capped(path: str, findings: list[dict]) -> list[dict]:
+        """At most ``MAX_UNIT_FINDINGS`` findings, errors first, then one counting the rest
+        (an error if any of them is): a paragraph of 50,000 unstated figures must not make a
+        rubric of 50,000 findings."""
+        if len(findings) <= MAX_UNIT_FINDINGS:
+            return findings
+        ranked = sorted(findings, key=lambda f: SEVERITY_RANK[f["severity"]])
+        kept, rest = ranked[:MAX_UNIT_FINDINGS], ranked[MAX_UNIT_FINDINGS:]
+        severity = min((f["severity"] for f in rest), key=SEVERITY_RANK.__getitem__)
+        message = f"{len(rest)} more findings like these here are not listed"
+        return [*kept, finding(severity, path, message, more=len(rest))]
 
     @staticmethod
     def check_sentence(path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence."""
-        findings = []
+        findings, quoted = [], excerpt(sentence)
         sentence_figures, sentence_names = figures(sentence), names(sentence)
         for written, canon in sentence_figures:
             if canon not in evidence.figures:
+                written = excerpt(written)
                 findings.append(
                     finding(
-                        ERROR, path, f"{written} is not stated by any cited claim", sentence=sentence, figure=written
+                        ERROR,
+                        path,
+                        f"{written} is not stated by any cited claim",
+                        sentence=quoted,
+                        figure=written,
                     )
                 )
         for written, low, high in ranges(sentence):
             if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
+                written, low, high = excerpt(written), excerpt(low), excerpt(high)
                 findings.append(
                     finding(
                         ERROR,
                         path,
                         f"{written} reverses the cited claim's range (from {high} to {low})",
-                        sentence=sentence,
+                        sentence=quoted,
                         figure=written,
                     )
                 )
         for name in sentence_names:
             if not name_stated(name, evidence.haystack):
+                name = excerpt(name)
                 findings.append(
                     finding(
                         ERROR,
                         path,
                         f"{name} is not named by any cited claim, manifest title or source",
-                        sentence=sentence,
+                        sentence=quoted,
                         name=name,
                     )
                 )
@@ -136,8 +167,8 @@ class ClaimsSupport(Criterion):
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
         if not backed and (sentence_figures or sentence_names):
             message = f"little of this sentence's wording is in the cited claims ({overlap:.0%} of its words)"
-            findings.append(finding(WARNING, path, message, sentence=sentence, overlap=round(overlap, 3)))
+            findings.append(finding(WARNING, path, message, sentence=quoted, overlap=round(overlap, 3)))
         elif not backed:
             message = f"editorial analysis: not backed by the cited claims ({overlap:.0%} of its words)"
-            findings.append(finding(INFO, path, message, sentence=sentence, overlap=round(overlap, 3)))
+            findings.append(finding(INFO, path, message, sentence=quoted, overlap=round(overlap, 3)))
         return backed, len(sentence_figures) + len(sentence_names), findings

@@ -36,12 +36,13 @@ from .store import (
     save_document,
     set_text_fields,
 )
-from .validate import CORRECTION_KINDS, parse, validate
+from .validate import CORRECTION_KINDS, MAX_STORY_TEXT, parse, validate
 
 __all__ = [
     "CORRECTION_KINDS",
     "DECISION_CARD_KEYS",
     "DERIVED_KEYS",
+    "MAX_STORY_TEXT",
     "SCHEMA",
     "DeskError",
     "ImportResult",

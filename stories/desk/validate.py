@@ -49,7 +49,25 @@ def validate(data) -> dict:
     ]
     _check_derived(data)
     doc["derived"] = {key: data[key] for key in DERIVED_KEYS if key in data}
+    _check_story_size(doc)
     return doc
+
+
+# The checks read every paragraph and key fact; this bounds what one story costs them (well
+# under a second, whatever the characters) while leaving room for one paragraph as long as
+# any string may be (100,000 characters) in a story of ordinary length.
+MAX_STORY_TEXT = 150_000
+
+
+def _check_story_size(doc: dict) -> None:
+    size = sum(len(fact["text"]) for fact in doc["key_facts"]) + sum(
+        len(para["markdown"]) for section in doc["sections"] for para in section["paragraphs"]
+    )
+    if size > MAX_STORY_TEXT:
+        raise DeskError(
+            "sections",
+            f"the story's paragraphs and key facts are {size} characters long; at most {MAX_STORY_TEXT} are accepted",
+        )
 
 
 def _check_schema(data: dict) -> None:

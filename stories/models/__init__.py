@@ -12,6 +12,7 @@ from django.urls import reverse
 from manifests.models import Claim, Manifest
 from newsroom.fields import OrderedJSONField
 from newsroom.models import Beat, Edition, Newsroom
+from newsroom.validators import http_url
 
 from .records import AuditEntry, CheckResult, Revision, StoryFingerprint  # noqa: F401 (stories.models names them all)
 
@@ -353,7 +354,7 @@ class CiteClaim(models.Model):
 class Image(models.Model):
     story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="images")
     position = models.PositiveIntegerField(default=0)
-    url = models.URLField(max_length=1000)
+    url = models.URLField(max_length=1000, validators=[http_url])
     alt = models.CharField(max_length=1000, help_text="Required: what the image shows, for readers who cannot see it.")
     caption = models.TextField(blank=True)
     credit = models.CharField(max_length=500, blank=True)
@@ -371,7 +372,7 @@ class Image(models.Model):
 class RelatedLink(models.Model):
     story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="related_links")
     position = models.PositiveIntegerField(default=0)
-    url = models.URLField(max_length=1000)
+    url = models.URLField(max_length=1000, validators=[http_url])
     headline = models.CharField(max_length=500)
     slug = models.SlugField(max_length=200, blank=True)
 

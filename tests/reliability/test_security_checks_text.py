@@ -1,0 +1,193 @@
+"""The checks read untrusted text (a read key may POST any story to /api/v1/checks/, and a
+claim's text reaches every story citing it), so every text function is linear in its input:
+a run of any punctuation mark or digit, nested brackets or a mix cost no more than ten
+times the text, never its square.
+
+Times are compared, not fixed: each function's time on a 40,000-character text against a
+small multiple of its time on 4,000 characters of the same pattern (linear: about 10x; the
+quadratic patterns were 100x and took seconds), with slack for a loaded machine.
+"""
+
+import copy
+import json
+import re
+import string
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from newsroom.infra.jsondoc import MAX_TEXT
+from stories import desk
+from stories.checks import run_checks
+from stories.checks import text as T
+from tests.syndication.conftest import client_for, partner, read_key  # noqa: F401 (fixtures)
+
+FUNCTIONS = {
+    "plain": T.plain,
+    "unlink": T.unlink,
+    "sentences": T.sentences,
+    "words": T.words,
+    "content_tokens": T.content_tokens,
+    "figures": T.figures,
+    "ranges": T.ranges,
+    "names": T.names,
+    "name_key": T.name_key,
+    "name_stated": lambda s: T.name_stated(s, " " + T.name_key(s) + " "),
+}
+SMALL, LARGE = 4_000, 40_000
+CHARS = string.punctuation + string.digits
+
+
+def _fastest(fn, text: str, repeat: int = 2) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def assert_linear(make) -> None:
+    """``make(n)``: an n-character text. Each function's time grows at most ~linearly."""
+    small, large = make(SMALL), make(LARGE)
+    for name, fn in FUNCTIONS.items():
+        t_small, t_large = _fastest(fn, small), _fastest(fn, large)
+        assert t_large < 40 * t_small + 0.05, (
+            f"{name} took {t_large:.3f}s on {LARGE} characters, {t_small:.4f}s on {SMALL}: {large[:40]!r}..."
+        )
+
+
+def repeat(unit: str, prefix: str = "", suffix: str = ""):
+    return lambda n: prefix + (unit * (n // len(unit) + 1))[:n] + suffix
+
+
+@pytest.mark.parametrize("char", list(CHARS))
+def test_a_run_of_one_character_is_linear(char):
+    assert_linear(repeat(char, suffix="a"))
+    assert_linear(repeat(char, prefix="1", suffix="x"))
+    assert_linear(repeat(char, prefix="A", suffix="A"))
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["[", "[](", "[a](", "![", "](", "1A", "A", "aA", "a-", "A-", "1,", "1,000,", "1.", ". ", '."', "Aa b ", "A0 "],
+)
+def test_repeated_patterns_are_linear(unit):
+    assert_linear(repeat(unit, suffix="a"))
+
+
+def test_nested_brackets_are_linear():
+    assert_linear(lambda n: "[" * (n // 2) + "]" * (n // 2))
+    assert_linear(lambda n: "[(" * (n // 4) + ")]" * (n // 4))
+    assert_linear(lambda n: "1" + "A" * n)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    unit=st.text(alphabet=CHARS + "aAzZ \n", min_size=1, max_size=6),
+    prefix=st.text(alphabet=CHARS + "aA ", max_size=3),
+    suffix=st.text(alphabet=CHARS + "aA ", max_size=3),
+)
+def test_adversarial_mixes_are_linear(unit, prefix, suffix):
+    assert_linear(repeat(unit, prefix, suffix))
+
+
+# The link pattern the checks used: ``unlink`` must give what it gave, in linear time.
+OLD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="[]()!a \n", max_size=40))
+def test_unlink_does_what_the_link_regex_did(markdown):
+    assert T.unlink(markdown) == OLD_LINK.sub(r"\1", markdown)
+
+
+OLD_FIGURE = re.compile(
+    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(?:\s?(%|percent\b|per cent\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
+    r"(?![\w.]*\d)(?![A-Za-z])"
+)
+OLD_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789,.%kKMBbnxX _-/aAp ercent", max_size=30))
+def test_the_figure_pattern_matches_what_it_matched(text):
+    assert [m.group(0) for m in T._FIGURE.finditer(text)] == [m.group(0) for m in OLD_FIGURE.finditer(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aAbBZz1", max_size=20))
+def test_the_camel_case_pattern_finds_what_it_found(token):
+    assert bool(T._CAMEL.search(token)) == bool(OLD_CAMEL.search(token))
+
+
+# ------------------------------------------------------------------- a whole story
+
+
+def _story(seed_doc, text: str) -> dict:
+    """The seed with ``text`` in its first section's first paragraphs, each at most as long
+    as a string may be."""
+    doc = copy.deepcopy(seed_doc)
+    paragraphs = doc["sections"][0]["paragraphs"]
+    chunk = MAX_TEXT - 10
+    for i in range(0, len(text), chunk):
+        if i // chunk < len(paragraphs):
+            paragraphs[i // chunk]["markdown"] = text[i : i + chunk]
+    return desk.validate(doc)
+
+
+def _room(seed_doc) -> int:
+    """How much of the largest story the first section's first two paragraphs may take."""
+    first_two = sum(len(p["markdown"]) for p in seed_doc["sections"][0]["paragraphs"][:2])
+    total = sum(len(f["text"]) for f in seed_doc["key_facts"]) + sum(
+        len(p["markdown"]) for s in seed_doc["sections"] for p in s["paragraphs"]
+    )
+    return desk.MAX_STORY_TEXT - (total - first_two)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("unit", ["[", "1", "1 ", "[](", "1.5% ", "Aa b ", "A0 ", "Aa-B ", "from 1 to 2 ", "!", "."])
+def test_a_story_of_the_largest_accepted_size_is_checked_quickly(manifests_loaded, seed_doc, unit):
+    """The largest story desk/1 accepts, its first paragraph one pattern repeated: checked in
+    under a second (allowing for a loaded machine: or at most 40 times the seed's own check),
+    with a rubric of bounded size."""
+    room = _room(seed_doc)
+    big = _story(seed_doc, repeat(unit)(room))
+    normal = _story(seed_doc, repeat(unit)(room // 20))
+    run_checks(normal)  # warm up
+    start = time.perf_counter()
+    run_checks(normal)
+    t_normal = time.perf_counter() - start
+    start = time.perf_counter()
+    rubric = run_checks(big)
+    t_big = time.perf_counter() - start
+    assert t_big < 1.0 or t_big < 40 * t_normal, f"{t_big:.2f}s (a twentieth of it: {t_normal:.3f}s)"
+    assert len(json.dumps(rubric)) < 200_000
+
+
+@pytest.mark.django_db
+def test_a_story_longer_than_that_is_not_well_formed(manifests_loaded, seed_doc):
+    doc = copy.deepcopy(seed_doc)
+    for paragraph in doc["sections"][0]["paragraphs"][:2]:
+        paragraph["markdown"] = "word " * (MAX_TEXT // 5)
+    with pytest.raises(desk.DeskError) as exc:
+        desk.validate(doc)
+    assert exc.value.path == "sections"
+    assert f"at most {desk.MAX_STORY_TEXT}" in exc.value.message
+
+
+@pytest.mark.django_db
+def test_the_checks_api_answers_a_paragraph_of_brackets_quickly(manifests_loaded, seed_doc, read_key):  # noqa: F811
+    """A read key posting a paragraph of 99,990 "[" tied a worker up for 30 seconds."""
+    doc = copy.deepcopy(seed_doc)
+    doc["sections"] = [{"heading": "x", "paragraphs": [{"markdown": "[" * 99_990, "cites": []}]}]
+    doc["key_facts"] = []
+    start = time.perf_counter()
+    response = client_for(read_key[1]).post("/api/v1/checks/", doc, format="json")
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["passed"] is False
+    assert elapsed < 5, f"{elapsed:.2f}s"
