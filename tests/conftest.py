@@ -132,3 +132,19 @@ def async_unsafe(monkeypatch):
     refuses to run unless told the test knows what it is doing. Scoped to the test, so the
     variable never leaks into subprocesses (``check --deploy`` rejects it)."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def editor(db):
+    """A member of the Editor group (staff)."""
+    from tests.stories.helpers import member_of
+
+    return member_of("Editor", "edna")
+
+
+@pytest.fixture
+def writer(db):
+    """A member of the Writer group (staff, may edit drafts, may not publish)."""
+    from tests.stories.helpers import member_of
+
+    return member_of("Writer", "walt")

@@ -22,7 +22,7 @@ from newsroom.infra.jsondoc import MAX_TEXT
 from stories import desk
 from stories.checks import run_checks
 from stories.checks import text as T
-from tests.syndication.conftest import client_for, partner, read_key  # noqa: F401 (fixtures)
+from tests.syndication.helpers import client_for
 
 FUNCTIONS = {
     "plain": T.plain,
@@ -180,7 +180,7 @@ def test_a_story_longer_than_that_is_not_well_formed(manifests_loaded, seed_doc)
 
 
 @pytest.mark.django_db
-def test_the_checks_api_answers_a_paragraph_of_brackets_quickly(manifests_loaded, seed_doc, read_key):  # noqa: F811
+def test_the_checks_api_answers_a_paragraph_of_brackets_quickly(manifests_loaded, seed_doc, read_key):
     """A read key posting a paragraph of 99,990 "[" tied a worker up for 30 seconds."""
     doc = copy.deepcopy(seed_doc)
     doc["sections"] = [{"heading": "x", "paragraphs": [{"markdown": "[" * 99_990, "cites": []}]}]

@@ -5,13 +5,12 @@ import pytest
 from django.test import Client
 
 from manifests.models import Claim
-from tests.stories.desk_support import writer  # noqa: F401 (fixture)
-from tests.syndication.conftest import client_for, partner, read_key  # noqa: F401 (fixtures)
+from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_writer_sees_a_claim_read_only(manifests_loaded, writer):  # noqa: F811
+def test_a_writer_sees_a_claim_read_only(manifests_loaded, writer):
     claim = Claim.objects.filter(has_text=True).first()
     client = Client()
     client.force_login(writer)
@@ -33,7 +32,7 @@ OUT_OF_RANGE = ["9999-12-31T23:59:59-23:59", "9999-12-31T23:00:00-01:00", "0001-
 
 @pytest.mark.parametrize("parameter", ["published_after", "updated_since"])
 @pytest.mark.parametrize("value", OUT_OF_RANGE)
-def test_an_out_of_range_time_is_a_400_naming_the_parameter(read_key, parameter, value):  # noqa: F811
+def test_an_out_of_range_time_is_a_400_naming_the_parameter(read_key, parameter, value):
     response = client_for(read_key[1]).get("/api/v1/stories/", {parameter: value})
     assert response.status_code == 400, response.content[:300]
     error = response.json()["error"]
@@ -42,13 +41,13 @@ def test_an_out_of_range_time_is_a_400_naming_the_parameter(read_key, parameter,
 
 
 @pytest.mark.parametrize("parameter", ["published_after", "updated_since"])
-def test_the_last_representable_times_still_filter(read_key, parameter):  # noqa: F811
+def test_the_last_representable_times_still_filter(read_key, parameter):
     for value in ["9999-12-31T23:59:59Z", "9999-12-31T23:59:59+01:00", "0001-01-01T00:00:00Z"]:
         response = client_for(read_key[1]).get("/api/v1/stories/", {parameter: value})
         assert response.status_code == 200, (value, response.content[:300])
 
 
-def test_any_other_server_error_under_the_api_answers_json(read_key, monkeypatch, settings):  # noqa: F811
+def test_any_other_server_error_under_the_api_answers_json(read_key, monkeypatch, settings):
     from syndication import views
 
     def boom(*args, **kwargs):

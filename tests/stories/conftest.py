@@ -1,19 +1,8 @@
-"""Fixtures of the stories' tests: the desk's people and the seed story back on the desk."""
+"""Fixtures of the stories' tests: the demo story back on the desk."""
 
 import pytest
 
 from stories import actions
-from tests.stories.helpers import member_of
-
-
-@pytest.fixture
-def editor(db):
-    return member_of("Editor", "edna")
-
-
-@pytest.fixture
-def writer(db):
-    return member_of("Writer", "walt")
 
 
 @pytest.fixture
