@@ -4,8 +4,11 @@ automatic publish goes through ``publish_story``."""
 
 import copy
 import datetime as dt
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.db import connection, connections, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -343,3 +346,46 @@ def test_published_at_in_the_document_never_publishes(writer_api, story_doc, man
     body = writer_api.post(URL, doc, format="json").json()
     story = Story.objects.get(pk=body["id"])
     assert (story.status, story.published_at) == ("draft", None)
+
+
+# --------------------------------------------------------------------------- locking
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks contend only on PostgreSQL")
+def test_a_submission_racing_a_publish_waits_for_it_and_is_refused(transactional_db, story_doc, manifests_loaded):
+    """The editor's publish holds the story's row lock; the submission waits on it and then
+    sees a published story, instead of reading the draft it was a moment before."""
+    from stories import actions, desk
+    from stories.actions.submissions import SubmissionRefused, submit_draft
+
+    doc = desk.validate(new_doc(story_doc))
+    story = submit_draft(doc=doc, partner_slug="wire-co").story
+    locked, submitted = threading.Event(), threading.Event()
+
+    def publish():
+        try:
+            with transaction.atomic():
+                actions.publish_story(story=story, override_reason="racing a submission")
+                locked.set()
+                submitted.wait(timeout=1)  # the submission is waiting on the lock by now
+        finally:
+            connections.close_all()
+
+    def submit():
+        locked.wait(timeout=10)
+        try:
+            changed = desk.validate(new_doc(story_doc, headline="Overwritten while going live"))
+            threading.Timer(0.5, submitted.set).start()
+            submit_draft(doc=changed, partner_slug="wire-co")
+            return "written"
+        except SubmissionRefused as exc:
+            return exc.story.status
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(2) as pool:
+        publishing, submitting = pool.submit(publish), pool.submit(submit)
+        publishing.result()
+        assert submitting.result() == "published"
+    story.refresh_from_db()
+    assert (story.status, story.headline) == ("published", doc["headline"])
