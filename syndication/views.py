@@ -294,7 +294,14 @@ class SubmissionView(WriteView):
 
     @extend_schema(
         request={"application/json": DESK_STORY},
-        responses={201: s.SubmissionSerializer, 409: s.ConflictSerializer, **errors(400, 401, 403, 429)},
+        responses={
+            201: s.SubmissionSerializer,
+            409: OpenApiResponse(
+                s.ConflictSerializer,
+                description="The document names a story that is not the partner's own draft; nothing was written.",
+            ),
+            **errors(400, 401, 403, 429),
+        },
     )
     def post(self, request):
         from stories.actions.submissions import SubmissionRefused, submit_draft
