@@ -18,6 +18,7 @@ from manifests.models import Claim, Manifest
 from newsroom.infra.jsondoc import FormatError
 from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
+from stories.actions.submissions import SubmissionRefused, submit_draft
 from stories.models import Correction, Story
 
 from . import renderers
@@ -304,8 +305,6 @@ class SubmissionView(WriteView):
         },
     )
     def post(self, request):
-        from stories.actions.submissions import SubmissionRefused, submit_draft
-
         doc = _validated_story(request.data)
         key = api_key(request)
         try:
