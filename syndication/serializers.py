@@ -145,6 +145,26 @@ class SubmissionSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["draft", "published"])
     version = serializers.IntegerField()
     rubric = RubricSerializer()
+    failed_criteria = serializers.ListField(
+        child=serializers.CharField(), help_text="The names of the rubric's failing criteria (empty when it passed)."
+    )
+
+
+class ConflictStorySerializer(serializers.Serializer):
+    id = serializers.CharField()
+    edition = serializers.CharField()
+    slug = serializers.CharField()
+    url = serializers.URLField(help_text="The story's page (a 404 while it is not published).")
+
+
+class ConflictDetailSerializer(ErrorDetailSerializer):
+    story = ConflictStorySerializer(help_text="The story the submission would have replaced.")
+
+
+class ConflictSerializer(serializers.Serializer):
+    """409: the submission names a story that is not the partner's own draft."""
+
+    error = ConflictDetailSerializer()
 
 
 class ManifestImportSerializer(serializers.Serializer):

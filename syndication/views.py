@@ -3,7 +3,6 @@ modules. Reads serve published content only; writes call the same functions as t
 and the commands (``stories.desk``, ``stories.actions``, ``manifests.formats``)."""
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -19,13 +18,14 @@ from manifests.models import Claim, Manifest
 from newsroom.infra.jsondoc import FormatError
 from newsroom.models import Beat, Edition, Newsroom
 from stories import desk
+from stories.actions.submissions import SubmissionRefused, submit_draft
 from stories.models import Cite, Correction, Story
 
 from . import renderers
 from . import serializers as s
-from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle
+from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle, api_key
 from .conditional import ConditionalGetMixin
-from .errors import Conflict, InvalidDocument
+from .errors import InvalidDocument
 from .filters import filter_stories, parse_slug, present
 from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
@@ -38,7 +38,6 @@ def errors(*codes: int) -> dict:
         401: "No key, or a bad or revoked key.",
         403: "The key's scope does not allow this.",
         404: "Not found, or not published.",
-        409: "The story exists and is not a draft.",
         429: "Too many requests for this key; see Retry-After.",
     }
     return {code: OpenApiResponse(s.ErrorSerializer, description=described[code]) for code in codes}
@@ -293,39 +292,47 @@ class CheckView(WriteView):
 
 
 class SubmissionView(WriteView):
-    """A writer agent submits a desk/1 story: it is stored as a draft (any ``published_at`` is
-    ignored), checked, and published at once only when its newsroom publishes automatically
-    and every check passed. Writer keys only."""
+    """A writer agent submits a desk/1 story: it is stored as the partner's draft (any
+    ``published_at`` is ignored), checked, and published at once only when its newsroom
+    publishes automatically and every check passed. Only the partner's own drafts can be
+    replaced (409 naming the story otherwise); corrections are refused. Writer keys only."""
 
     permission_classes = [IsWriter]
 
     @extend_schema(
         request={"application/json": DESK_STORY},
-        responses={201: s.SubmissionSerializer, **errors(400, 401, 403, 409, 429)},
+        responses={
+            201: s.SubmissionSerializer,
+            409: OpenApiResponse(
+                s.ConflictSerializer,
+                description="The document names a story that is not the partner's own draft; nothing was written.",
+            ),
+            **errors(400, 401, 403, 429),
+        },
     )
     def post(self, request):
-        from stories.actions import ActionError, publish_story
-
         doc = _validated_story(request.data)
-        doc["published_at"] = None  # a submission is a draft until the checks (or an editor) say otherwise
-        with transaction.atomic():
-            if doc["id"]:
-                existing = Story.objects.select_for_update().filter(pk=doc["id"]).first()
-                if existing is not None and existing.status != Story.Status.DRAFT:
-                    raise Conflict(f"story {doc['id']} is {existing.status}: submissions may only replace drafts")
-            try:  # import_story resolves the references first: an unknown manifest is a 400, nothing stored
-                story = desk.import_story(doc, action="submission").story
-            except FormatError as exc:
-                raise InvalidDocument.of(exc) from None
-            from stories.checks import check_and_record  # imported when used, see _run_checks
-
-            result = check_and_record(story)
-            if result.passed and story.newsroom.auto_publish:
-                try:
-                    story = publish_story(story=story)
-                except ActionError:
-                    pass  # publish re-runs the checks; should they now fail, the draft waits for an editor
-        body = {"id": story.id, "status": story.status, "version": story.version, "rubric": result.rubric}
+        key = api_key(request)
+        try:
+            done = submit_draft(doc=doc, partner_slug=key.partner.slug, key_prefix=key.prefix)
+        except FormatError as exc:
+            raise InvalidDocument.of(exc) from None
+        except SubmissionRefused as exc:
+            story = exc.story
+            error = {
+                "code": "conflict",
+                "message": str(exc),
+                "story": {"id": story.pk, "edition": story.edition_id, "slug": story.slug, "url": story.url},
+            }
+            return Response({"error": error}, status=status.HTTP_409_CONFLICT)
+        story = done.story
+        body = {
+            "id": story.id,
+            "status": story.status,
+            "version": story.version,
+            "rubric": done.check.rubric,
+            "failed_criteria": done.failed_criteria,
+        }
         return Response(body, status=status.HTTP_201_CREATED)
 
 

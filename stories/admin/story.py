@@ -183,7 +183,9 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     # ------------------------------------------------------------------ saving
 
     def save_model(self, request, obj, form, change):
-        pass  # written in save_related, with the inlines, in one save_story
+        # Written in save_related, with the inlines, in one save_story.
+        if not change:
+            obj.created_by = request.user  # a submission may never replace an editor's story
 
     def save_related(self, request, form, formsets, change):
         if change and not form.has_changed() and not any(fs.has_changed() for fs in formsets):

@@ -96,28 +96,6 @@ def test_passing_submission_is_published_when_the_newsroom_auto_publishes(
     assert WebhookDelivery.objects.get().event == "story.published"
 
 
-def test_submission_stays_a_draft_when_the_publish_recheck_fails(
-    writer_api, story_doc, stub_checks, manifests_loaded, monkeypatch
-):
-    stub_checks(RUBRIC_PASS)
-    import stories.checks
-
-    verdicts = iter([RUBRIC_PASS, RUBRIC_FAIL])
-
-    def flaky(story):
-        rubric = next(verdicts)
-        return CheckResult.objects.create(
-            story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
-        )
-
-    monkeypatch.setattr(stories.checks, "check_and_record", flaky)
-    Newsroom.objects.create(slug="artificial-intelligence", title="Artificial Intelligence", auto_publish=True)
-    response = writer_api.post("/api/v1/submissions/", submission(story_doc), format="json")
-    assert response.status_code == 201
-    assert response.json()["status"] == "draft"
-    assert Story.objects.get(pk=response.json()["id"]).status == "draft"
-
-
 def test_failing_submission_is_not_published_even_with_auto_publish(
     writer_api, story_doc, stub_checks, manifests_loaded
 ):
