@@ -184,7 +184,7 @@ def test_another_partners_draft_by_slug_is_a_409(writer_api, story_doc, rival_dr
 
 
 def test_a_story_created_in_the_admin_records_its_editor_and_refuses_submissions(writer_api, story_doc, demo, verdict):
-    from tests.stories.desk_support import member_of
+    from tests.stories.helpers import member_of
 
     verdict(RUBRIC_PASS)
     writer = member_of("Writer", "walt")
