@@ -11,7 +11,7 @@ Two doors, one rule:
 * **Trusted edits are audited.** A change that does reach a cited manifest or claim (an
   editor in the admin, the provider fetch) leaves a ``source_changed`` audit row, with the
   old and new values, on every published story citing it, and re-runs that story's checks.
-  The desk shows it (``source_change_notice``) until the story's changes are published again.
+  The desk shows it (``source_change_notice``) until the story is next published or corrected.
 """
 
 from __future__ import annotations
@@ -152,8 +152,9 @@ def connect() -> None:
 
 
 def source_change_notice(story: Story) -> dict | None:
-    """The latest change to a cited source since the story's changes last reached readers,
-    with the latest checks run since: ``{"entry": AuditEntry, "check": CheckResult | None}``."""
+    """The latest change to a cited source since the story was last published (or
+    corrected), with the latest checks run since: ``{"entry": AuditEntry, "check":
+    CheckResult | None}``; None when there is none."""
     if story is None or story.pk is None or not story.is_published:
         return None
     entry = (
@@ -166,7 +167,7 @@ def source_change_notice(story: Story) -> dict | None:
         return None
     republished = AuditEntry.objects.filter(
         story=story,
-        action__in=[AuditEntry.Action.PUBLISH, AuditEntry.Action.PUBLISH_CHANGES],
+        action__in=[AuditEntry.Action.PUBLISH, AuditEntry.Action.PUBLISH_CHANGES, AuditEntry.Action.CORRECT],
         id__gt=entry.id,
     ).exists()
     if republished:
