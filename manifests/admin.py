@@ -50,6 +50,20 @@ class ProtectedDeleteMixin:
             return HttpResponseRedirect(request.get_full_path())
 
 
+class NamesTheEditor:
+    """Saved manifests and claims carry ``changed_by`` (the editor), for the receivers of
+    ``post_save``: a change to a source that stories cite is audited with its author."""
+
+    def save_model(self, request, obj, form, change):
+        obj.changed_by = request.user
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        for inline_form in formset.forms:
+            inline_form.instance.changed_by = request.user
+        super().save_formset(request, form, formset, change)
+
+
 def protected_message(exc: ProtectedError) -> str:
     """``Not deleted: still referenced by 3 cites and 5 cite claims. Remove those first.``"""
     counts = Counter(obj._meta.verbose_name_plural for obj in exc.protected_objects)
@@ -120,7 +134,7 @@ class StubClaimsFilter(admin.SimpleListFilter):
 
 
 @admin.register(Manifest)
-class ManifestAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
+class ManifestAdmin(NamesTheEditor, ProtectedDeleteMixin, admin.ModelAdmin):
     list_display = ["id", "title", "publisher", "published_date", "claim_count", "stub_count", "fetched_at"]
     list_select_related = ["publisher"]
     list_filter = [StubClaimsFilter, "published_date", "fetched_at", ("publisher", admin.RelatedOnlyFieldListFilter)]
@@ -172,7 +186,7 @@ class ManifestAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
 
 
 @admin.register(Claim)
-class ClaimAdmin(ProtectedDeleteMixin, admin.ModelAdmin):
+class ClaimAdmin(NamesTheEditor, ProtectedDeleteMixin, admin.ModelAdmin):
     form = ClaimForm
     list_display = ["id", "manifest", "short_text", "self_reported", "has_text"]
     list_select_related = ["manifest"]

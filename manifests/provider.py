@@ -223,7 +223,7 @@ def _store(entry: dict, manifest_id: str) -> str:
     """One transaction: the manifest, its publisher, its claims and ``fetched_at`` are all
     written, or none is."""
     with transaction.atomic():
-        outcome = upsert_manifest(entry, with_claims=True)
+        outcome = upsert_manifest(entry, with_claims=True, via="provider")
         Manifest.objects.filter(id=manifest_id).update(fetched_at=timezone.now())
     return outcome
 

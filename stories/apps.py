@@ -22,6 +22,8 @@ class StoriesConfig(AppConfig):
 
     def ready(self):
         from . import cache
+        from .actions import sources
 
         cache.connect()
+        sources.connect()
         post_migrate.connect(ensure_groups, sender=self, dispatch_uid="stories.ensure_groups")

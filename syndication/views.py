@@ -13,7 +13,7 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from manifests.formats import import_manifests_document
+from manifests.formats import SourcesRefused, import_manifests_document
 from manifests.models import Claim, Manifest
 from newsroom.infra.jsondoc import FormatError
 from newsroom.models import Beat, Edition, Newsroom
@@ -337,21 +337,42 @@ class SubmissionView(WriteView):
 
 
 class ManifestImportView(WriteView):
-    """Upsert the manifests (and their claims) of a hangingcontext.manifests/1 document.
-    Writer keys only; all or nothing."""
+    """Add the manifests (and their claims) of a hangingcontext.manifests/1 document.
+    Writer keys only; new manifests only; all or nothing.
+
+    A manifest id that is already stored is a 409 naming it (and the published stories
+    that cite it): a writer key may add sources, never rewrite one, since a rewritten
+    source would change what live stories show and what their checks verified."""
 
     permission_classes = [IsWriter]
 
     @extend_schema(
         request={"application/json": MANIFESTS_DOCUMENT},
-        responses={200: s.ManifestImportSerializer, **errors(400, 401, 403, 429)},
+        responses={
+            201: s.ManifestImportSerializer,
+            **errors(400, 401, 403, 429),
+            409: OpenApiResponse(
+                s.ErrorSerializer, description="A manifest id already stored (names the published stories citing it)."
+            ),
+        },
     )
     def post(self, request):
+        from stories.actions.sources import published_citations
+
         try:
-            counts = import_manifests_document(request.data)
+            counts = import_manifests_document(request.data, via="api", new_only=True)
+        except SourcesRefused as exc:
+            cited = exc.cited_by or published_citations(exc.manifest_ids)
+            message = exc.message
+            if cited:
+                message += ". Cited by published stories: " + "; ".join(
+                    f"{mid}: {', '.join(ids)}" for mid, ids in cited.items()
+                )
+            error = {"code": "conflict", "message": message, "manifest_ids": exc.manifest_ids, "cited_by": cited}
+            return Response({"error": error}, status=status.HTTP_409_CONFLICT)
         except FormatError as exc:
             raise InvalidDocument.of(exc) from None
-        return Response(counts)
+        return Response(counts, status=status.HTTP_201_CREATED)
 
 
 def not_found(request, rest=""):

@@ -201,7 +201,7 @@ def _create_stubs(doc: dict) -> None:
     stored = set(Manifest.objects.filter(id__in=ids).values_list("id", flat=True))
     for mid in ids:
         if mid not in stored:
-            upsert_manifest(listed[mid], with_claims=False)
+            upsert_manifest(listed[mid], with_claims=False, via="story", new_only=True)
     wanted = {}
     for _, cite in iter_cites(doc):
         for cid in cite["claim_ids"]:

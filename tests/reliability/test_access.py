@@ -300,7 +300,8 @@ API_TABLE = {
     "editor": STAFF_API,
     "superuser": STAFF_API,
     "read_key": {**READS, "POST checks": 200, "POST submissions": 403, "POST manifests": 403, "POST stories": 403},
-    "writer_key": {**READS, "POST checks": 200, "POST submissions": 201, "POST manifests": 200, "POST stories": 403},
+    # The seed's manifests are stored already, and a writer key only adds new ones: 409.
+    "writer_key": {**READS, "POST checks": 200, "POST submissions": 201, "POST manifests": 409, "POST stories": 403},
 }
 
 

@@ -334,6 +334,6 @@ def test_damaged_manifests_documents_get_a_4xx_naming_the_path(writer, seed_mani
     @HYPOTHESIS
     @given(body=st.one_of(damaged(seed_manifests_doc), RAW_BODIES))
     def run(body):
-        submit_and_check(writer, "/api/v1/manifests/", body, ok=200, stores=True)
+        submit_and_check(writer, "/api/v1/manifests/", body, ok=201, stores=True)
 
     run()

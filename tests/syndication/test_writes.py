@@ -172,10 +172,10 @@ def test_writer_posts_a_manifests_document(writer_api, seed_manifests_doc, djang
     # manifests.formats upserts claim by claim (92 on main today for the seed's 4 manifests).
     with django_assert_max_num_queries(110):
         response = writer_api.post("/api/v1/manifests/", seed_manifests_doc, format="json")
-    assert response.status_code == 200, response.content
+    assert response.status_code == 201, response.content
     assert response.json() == {"created": 4, "updated": 0, "unchanged": 0}
-    again = writer_api.post("/api/v1/manifests/", seed_manifests_doc, format="json").json()
-    assert again == {"created": 0, "updated": 0, "unchanged": 4}
+    again = writer_api.post("/api/v1/manifests/", seed_manifests_doc, format="json")
+    assert again.status_code == 409  # writer keys add manifests, never update them
 
 
 def test_invalid_manifests_document_is_400_and_nothing_is_stored(writer_api, seed_manifests_doc):

@@ -1,4 +1,9 @@
-"""Import hangingcontext.manifests/1 files; upsert by id."""
+"""Import hangingcontext.manifests/1 files; upsert by id.
+
+A file that would change a manifest or claim that a published story cites (its fields, a
+claim's text or ``self_reported``) is refused as a whole, naming the manifest and the
+stories; adding claims and giving stub claims their text are allowed (and audited on the
+citing stories). See docs/editor-guide.md, "Editing a cited claim"."""
 
 from pathlib import Path
 
@@ -9,7 +14,10 @@ from newsroom.infra.jsondoc import FormatError, loads
 
 
 class Command(BaseCommand):
-    help = "Import hangingcontext.manifests/1 files: manifests and their claims, upserted by id."
+    help = (
+        "Import hangingcontext.manifests/1 files: manifests and their claims, upserted by id. "
+        "A file that would change a source cited by a published story is refused as a whole."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE")
