@@ -208,7 +208,9 @@ class RejectNulMiddleware:
 
     def __call__(self, request):
         if "\x00" in request.path_info or any("\x00" in key + "".join(values) for key, values in request.GET.lists()):
-            return HttpResponse(
-                "Bad request: the URL contains a NUL character.\n", status=400, content_type="text/plain; charset=utf-8"
-            )
+            message = "Bad request: the URL contains a NUL character."
+            if request.path_info.startswith("/api/"):
+                # The API's clients read every error as the same JSON body.
+                return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
+            return HttpResponse(message + "\n", status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)

@@ -69,3 +69,12 @@ def test_a_server_error_elsewhere_keeps_the_html_page(rf):
     response = server_error(rf.get("/stories/"))
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_nul_in_an_api_url_is_a_json_400(client):
+    """Refused before any view, as on the site, but in the API's own error body."""
+    response = client.get("/api/v1/stories/?q%00=1")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "bad_request"
+    assert client.get("/search/?q=%00")["Content-Type"].startswith("text/plain")
