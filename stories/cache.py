@@ -103,7 +103,7 @@ def _entry_key(kind: str, story_id: str, version: int, updated_at: dt.datetime) 
 
 def _load(story_ids: list[str], one: bool):
     """The published stories ``story_ids`` with everything a rendering reads: one story in
-    ``loaded()``'s nine queries, several in ``with_everything()``'s fixed number."""
+    ``loaded()``'s eleven queries, several in ``with_everything()``'s fixed number."""
     from .models import Story
 
     if one:

@@ -2,7 +2,7 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed ten more when it
+is cached (the story's id/version row and the site profile) and a fixed eleven more when it
 is not (``Story.objects.loaded()``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
