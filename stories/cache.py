@@ -165,7 +165,10 @@ def story_page_urls(story) -> list[str]:
     story_args = [story.edition_id[:10], story.slug]
     newsroom = [story.newsroom.slug]
     return [
-        *(reverse(name, args=story_args) for name in ("story-detail", "story-json", "story-markdown", "story-text")),
+        *(
+            reverse(name, args=story_args)
+            for name in ("story-detail", "story-json", "story-markdown", "story-text", "story-checks")
+        ),
         reverse("home"),
         reverse("newsroom-detail", args=newsroom),
         reverse("edition-detail", args=[story.edition_id]),

@@ -45,6 +45,7 @@ FORMATS = {
     "json": "application/json; charset=utf-8",
     "md": "text/markdown; charset=utf-8",
     "txt": "text/plain; charset=utf-8",
+    "checks": "application/json; charset=utf-8",
 }
 
 
@@ -108,9 +109,11 @@ def _renderer(fmt: str, request):
         if fmt == "json":
             return renderings.to_json(d)
         if fmt == "md":
-            return renderings.to_markdown(d)
+            return renderings.to_markdown(d, presenters.provenance_of(story, d))
         if fmt == "txt":
             return renderings.to_text(d)
+        if fmt == "checks":
+            return renderings.to_checks_json(d, presenters.provenance_of(story, d))
         return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
 
     return render
@@ -213,6 +216,7 @@ story_detail = _story_view("html")
 story_json = _story_view("json")
 story_markdown = _story_view("md")
 story_text = _story_view("txt")
+story_checks = _story_view("checks")
 
 
 # --------------------------------------------------------------------------- lists

@@ -112,6 +112,14 @@ class Responsibility:
     reason: str = ""
 
 
+def named_editor(agent: str, r: Responsibility) -> str:
+    """The editor the disclosure names ("" when it names none: an agent's story that passed,
+    or no one recorded)."""
+    if agent and not r.revised_by_people and not r.overridden:
+        return ""
+    return r.editor
+
+
 def disclosure(site_text: str, *, agent: str, url: str, responsibility: Responsibility) -> str:
     """The story's disclosure. ``site_text`` (the site profile's) is the disclosure of a story
     an agent wrote that passed every check; any other story says who wrote it, which editor
