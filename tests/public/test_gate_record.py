@@ -78,8 +78,9 @@ def test_an_agents_story_that_passed_keeps_the_sites_disclosure_whoever_publishe
     manifests_loaded, story_doc, editor, seed_doc
 ):
     published = actions.publish_story(story=import_draft(story_doc), user=editor)
-    assert desk.export_story(Story.objects.with_everything().get(pk=published.pk))["disclosure"] == (
-        seed_doc["disclosure"]
+    assert (
+        desk.export_story(Story.objects.with_everything().get(pk=published.pk))["disclosure"]
+        == (seed_doc["disclosure"])
     )
 
 
@@ -181,6 +182,7 @@ def test_checks_json_is_the_record_of_an_override(client, overridden, django_ass
 
 def test_a_warm_checks_json_costs_no_query(client, overridden, django_assert_num_queries):
     first = client.get(REPEAT_URL + "checks.json")
+    assert first.status_code == 200
     with django_assert_num_queries(0):
         assert client.get(REPEAT_URL + "checks.json").content == first.content
 
