@@ -13,13 +13,7 @@ from manifests.models import Claim, Manifest
 from newsroom.fields import OrderedJSONField
 from newsroom.models import Beat, Edition, Newsroom
 
-from .records import (  # noqa: F401 (stories.models names them all)
-    AuditEntry,
-    CheckResult,
-    Revision,
-    StoryFingerprint,
-    live_entries_prefetch,
-)
+from .records import AuditEntry, CheckResult, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
