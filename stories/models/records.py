@@ -117,8 +117,12 @@ def live_entries_prefetch() -> Prefetch:
     """A story's audit rows its live version may come from (``LIVE_ACTIONS``), newest
     first, each with the rubric recorded at or before it and whether a person had edited
     the story by then: one query for any number of stories (``stories.publication``)."""
+    # The rubric of the checks run on this very content: recorded at the version the action
+    # bumped from (or at its own), never an earlier publication's.
     rubric = (
-        CheckResult.objects.filter(story=OuterRef("story"), created_at__lte=OuterRef("created_at"))
+        CheckResult.objects.filter(
+            story=OuterRef("story"), created_at__lte=OuterRef("created_at"), version__gte=OuterRef("version") - 1
+        )
         .order_by("-created_at", "-id")
         .values("rubric")[:1]
     )

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from stories import actions, desk
-from stories.models import Story
+from stories.models import AuditEntry, Story
 from tests.conftest import SEED_JSON, SEED_TXT
 from tests.factories import UserFactory
 from tests.stories.site_helpers import fresh_cache  # noqa: F401 (an autouse fixture)
@@ -262,3 +262,18 @@ def test_a_later_correction_is_still_the_last_change(client, revised, editor):
     actions.record_correction(story=revised, text="A figure was wrong.", kind="correction", user=editor)
     data = jsonld(client.get(SEED_URL).content.decode())
     assert data["dateModified"] > "2026-10-17T09:30:00Z"
+
+
+def test_a_publication_without_its_own_rubric_never_shows_an_earlier_ones(client, overridden, editor):
+    story = actions.unpublish_story(story=overridden, user=editor)
+    # A later publication whose checks were recorded elsewhere (say, on a pending draft).
+    Story.objects.filter(pk=story.pk).update(
+        status="published", published_at=story.updated_at, version=story.version + 1
+    )
+    AuditEntry.objects.create(
+        story=story, action="publish", user=editor, version=story.version + 1, details={"passed": True, "score": 1.0}
+    )
+    Story.objects.get(pk=story.pk).save()
+    record = client.get(REPEAT_URL + "checks.json").json()
+    assert record["publication"]["checks_passed"] is True and record["publication"]["overridden"] is False
+    assert record["rubric"] is None
