@@ -24,6 +24,7 @@ from django.views.decorators.http import condition, require_safe
 
 from newsroom.infra.keyset import Keyset, Page
 from newsroom.infra.pagecache import (
+    CODE_VERSION,
     PAGE_TTL,
     generation,
     generation_key,
@@ -129,7 +130,8 @@ def _renderer(fmt: str, request):
 
 
 def _url_key(fmt: str, date: str, slug: str) -> str:
-    return f"page:story-url:{fmt}:{date}:{slug}"
+    # With the code version: an entry made by the previous deploy's templates is never served.
+    return f"page:story-url:{CODE_VERSION}:{fmt}:{date}:{slug}"
 
 
 # With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
