@@ -10,6 +10,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from public import markup, renderings
+from stories import desk
+from stories.publication import publication_of
 
 
 @dataclass
@@ -99,8 +101,36 @@ def parse_time(value: str | None) -> dt.datetime | None:
     return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC) if value else None
 
 
+def provenance_of(story, d: dict) -> renderings.Provenance:
+    """A loaded story's revision time and publication record, as its renderings show them."""
+    record = publication_of(story)
+    editor = desk.named_editor(d["writer"]["agent"], desk.responsibility_of(story))
+    revised_at = desk.format_time(story.revised_at)
+    if record is None:
+        return renderings.Provenance(revised_at=revised_at, editor=editor)
+    return renderings.Provenance(
+        revised_at=revised_at,
+        editor=editor,
+        action=record.action,
+        published_version=record.version,
+        recorded_at=desk.format_time(record.at),
+        passed=record.passed,
+        overridden=record.overridden,
+        score=record.score,
+        reason=record.reason,
+        rubric=record.rubric,
+    )
+
+
+def checks_summary(provenance: renderings.Provenance) -> dict:
+    """The page's "How this was checked": each failed criterion with what its failure means."""
+    failed = [{"name": n, "meaning": desk.FAILED_CRITERIA.get(n, "")} for n in provenance.failed_criteria]
+    return {"record": provenance, "failed": failed}
+
+
 def story_context(story, d: dict) -> dict:
     """Everything ``public/story_detail.html`` reads."""
+    provenance = provenance_of(story, d)
     sources = build_sources(d, claim_texts(story))
     by_id = {s.manifest_id: s for s in sources}
     key_facts = [
@@ -125,14 +155,16 @@ def story_context(story, d: dict) -> dict:
         "d": d,
         "story": story,
         "published": parse_time(d["published_at"]),
-        "modified": parse_time(renderings.date_modified(d)),
+        "modified": parse_time(renderings.date_modified(d, provenance)),
+        "revised": parse_time(provenance.revised_at),
+        "checks": checks_summary(provenance),
         "sources": sources,
         "key_facts": key_facts,
         "sections": sections,
         "corrections": corrections,
         "run": rtm,
         "run_steps": steps,
-        "jsonld": mark_safe(renderings.jsonld_script_text(d)),
+        "jsonld": mark_safe(renderings.jsonld_script_text(d, provenance)),
         "image": d["images"][0] if d["images"] else None,
         "sponsor_text": markup.to_inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
         "site_name": renderings.site_name(),

@@ -1,5 +1,7 @@
 """Every rendering of a story, each a small pure function of a desk/1 dict (the output of
-``stories.desk.export_story``): plain text, Markdown, JSON-LD and the desk/1 JSON itself.
+``stories.desk.export_story``) and, where the format has room for them, of the story's
+revision time and publication record (``Provenance``): plain text, Markdown, JSON-LD, the
+desk/1 JSON itself and ``checks.json``, the public record of its checks.
 
 They read nothing from the database, so a page that renders one costs exactly the
 queries that loaded the story.
@@ -8,6 +10,7 @@ queries that loaded the story.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.urls import reverse
@@ -32,10 +35,72 @@ def short_id(manifest_id: str) -> str:
     return f"m:…{manifest_id[-4:]}"
 
 
-def date_modified(d: dict) -> str | None:
-    """The story's last change a reader can see: publication or its latest correction."""
-    times = [t for t in [d["published_at"], *(c["corrected_at"] for c in d["corrections"])] if t]
+CHECKS_SCHEMA = "hangingcontext.checks/1"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a story's renderings say beyond its desk/1 dict: when published changes last
+    reached readers, and how its live version passed the checks (``stories.publication``)."""
+
+    revised_at: str | None = None  # desk/1 time format
+    editor: str = ""  # the editor its disclosure names, "" when none
+    action: str = ""
+    published_version: int | None = None
+    recorded_at: str | None = None
+    passed: bool | None = None
+    overridden: bool = False
+    score: float | None = None
+    reason: str = ""
+    rubric: dict | None = field(default=None, compare=False)
+
+    @property
+    def failed_criteria(self) -> list[str]:
+        return [c["name"] for c in (self.rubric or {}).get("criteria", []) if not c.get("passed")]
+
+
+NO_PROVENANCE = Provenance()
+
+
+def date_modified(d: dict, provenance: Provenance = NO_PROVENANCE) -> str | None:
+    """The story's last change a reader can see: publication, its revision or its latest
+    correction."""
+    times = [d["published_at"], provenance.revised_at, *(c["corrected_at"] for c in d["corrections"])]
+    times = [t for t in times if t]
     return max(times) if times else None
+
+
+def checks_url(d: dict) -> str:
+    return d["url"] + "checks.json"
+
+
+def to_checks(d: dict, provenance: Provenance) -> dict:
+    """``checks.json``: the public record of the checks the live version passed, or that an
+    editor overrode (criteria failed, reason, editor), with the rubric recorded then."""
+    p = provenance
+    return {
+        "schema": CHECKS_SCHEMA,
+        "story": {"id": d["id"], "url": d["url"], "json": d["links"]["json"]},
+        "published_at": d["published_at"],
+        "revised_at": p.revised_at,
+        "publication": {
+            "action": p.action or None,
+            "version": p.published_version,
+            "recorded_at": p.recorded_at,
+            "checks_passed": p.passed,
+            "score": p.score,
+            "overridden": p.overridden,
+            "failed_criteria": p.failed_criteria,
+            "reason": p.reason if p.overridden else "",
+            "editor": p.editor or None,
+        },
+        "rubric": p.rubric,
+        "disclosure": d["disclosure"],
+    }
+
+
+def to_checks_json(d: dict, provenance: Provenance) -> str:
+    return desk.dumps(to_checks(d, provenance))
 
 
 def to_json(d: dict) -> str:
@@ -69,7 +134,7 @@ def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
     return "".join(f" [\\[{numbers[mid]}\\]]({urls[mid]})" for mid in seen if mid in numbers)
 
 
-def to_markdown(d: dict) -> str:
+def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
     """``index.md``: headline, dek, key facts, sections with numbered cite markers that
     link to each source's page, corrections and the numbered sources list."""
     numbers = source_numbers(d)
@@ -77,8 +142,12 @@ def to_markdown(d: dict) -> str:
     if d["dek"]:
         out += [f"*{_md_escape_line(d['dek'])}*", ""]
     byline = [d["labels"]["trust_text"], d["newsroom_title"]]
+    if provenance.overridden:
+        byline.append("Published over failing checks")
     if d["published_at"]:
         byline.append(f"Published {d['published_at']}")
+    if provenance.revised_at:
+        byline.append(f"Updated {provenance.revised_at}")
     out += [" · ".join(byline), "", f"Canonical: <{d['url']}>", ""]
     if d["corrections"]:
         out += ["## Corrections", ""]
@@ -108,12 +177,19 @@ def to_markdown(d: dict) -> str:
                 f"{m['published_date']}), manifest `{m['manifest_id']}`"
             )
         out.append("")
-    out += [d["disclosure"], "", f"Reuse: {d['reuse'].get('summary', '')} <{d['reuse'].get('license_url', '')}>"]
+    out += [
+        d["disclosure"],
+        "",
+        f"How this was checked: <{checks_url(d)}>",
+        "",
+        f"Reuse: {d['reuse'].get('summary', '')} <{d['reuse'].get('license_url', '')}>",
+    ]
     return "\n".join(out) + "\n"
 
 
-def to_jsonld(d: dict) -> dict:
-    """schema.org ``NewsArticle`` (``ReportageNewsArticle`` when the label is reported)."""
+def to_jsonld(d: dict, provenance: Provenance = NO_PROVENANCE) -> dict:
+    """schema.org ``NewsArticle`` (``ReportageNewsArticle`` when the label is reported); its
+    ``backstory`` is the disclosure, its ``editor`` the editor the disclosure names."""
     site = {"@type": "Organization", "name": site_name(), "url": settings.SITE_URL + "/"}
     data = {
         "@context": "https://schema.org",
@@ -124,7 +200,7 @@ def to_jsonld(d: dict) -> dict:
         "headline": d["headline"][:110],
         "description": d["dek"],
         "datePublished": d["published_at"],
-        "dateModified": date_modified(d),
+        "dateModified": date_modified(d, provenance),
         "articleSection": d["newsroom_title"],
         "author": {
             "@type": "Organization",
@@ -155,15 +231,18 @@ def to_jsonld(d: dict) -> dict:
             for c in d["corrections"]
         ],
         "license": d["reuse"].get("license_url"),
+        "backstory": d["disclosure"],
     }
+    if provenance.editor:
+        data["editor"] = {"@type": "Person", "name": provenance.editor}
     return data
 
 
 _JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 
 
-def jsonld_script_text(d: dict) -> str:
+def jsonld_script_text(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
     """The JSON-LD as text safe inside ``<script type="application/ld+json">``: ``<``,
     ``>`` and ``&`` escaped as in Django's ``json_script``, so story text cannot close
     the element."""
-    return json.dumps(to_jsonld(d), ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
+    return json.dumps(to_jsonld(d, provenance), ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)

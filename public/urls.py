@@ -15,6 +15,7 @@ urlpatterns = [
     path(story_url + "index.json", story.story_json, name="story-json"),
     path(story_url + "index.md", story.story_markdown, name="story-markdown"),
     path(story_url + "index.txt", story.story_text, name="story-text"),
+    path(story_url + "checks.json", story.story_checks, name="story-checks"),
     path("corrections/", story.corrections, name="corrections"),
     path("search/", story.search, name="search"),
     path("feed.atom", feeds.atom_feed, name="feed-atom"),

@@ -103,7 +103,7 @@ def _entry_key(kind: str, story_id: str, version: int, updated_at: dt.datetime) 
 
 def _load(story_ids: list[str], one: bool):
     """The published stories ``story_ids`` with everything a rendering reads: one story in
-    ``loaded()``'s nine queries, several in ``with_everything()``'s fixed number."""
+    ``loaded()``'s eleven queries, several in ``with_everything()``'s fixed number."""
     from .models import Story
 
     if one:
@@ -165,7 +165,10 @@ def story_page_urls(story) -> list[str]:
     story_args = [story.edition_id[:10], story.slug]
     newsroom = [story.newsroom.slug]
     return [
-        *(reverse(name, args=story_args) for name in ("story-detail", "story-json", "story-markdown", "story-text")),
+        *(
+            reverse(name, args=story_args)
+            for name in ("story-detail", "story-json", "story-markdown", "story-text", "story-checks")
+        ),
         reverse("home"),
         reverse("newsroom-detail", args=newsroom),
         reverse("edition-detail", args=[story.edition_id]),

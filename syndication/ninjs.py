@@ -7,13 +7,16 @@ card, the unresolved questions, the writer agent and the cites themselves stay i
 - ``headlines``: main = headline, sub = dek; ``slugline``: slug
 - ``bodies``: the sections as Markdown (``text/markdown``), headings as ``##``
 - ``descriptions``: the key facts (role ``keyfact``); ``edNote``: none
-- ``firstCreated``: published_at; ``versionCreated``: the last correction, else published_at
+- ``firstCreated``: published_at; ``versionCreated``: the latest of its correction times and
+  its revision time (``revised_at``, when published changes last reached readers), else published_at
 - ``renditions``: the HTML, desk/1 JSON and Markdown representations (``links``)
 - ``associations``: the images (type ``picture``) with their rendition, caption and credit
 - ``infoSources``: the cited manifests (name, source URL, publisher as ``literal``)
 - ``subjects``: newsroom and beat; ``genres``: the trust label
 - ``rightsInfo``: the reuse licence page; ``usageTerms``: the reuse summary
-- ``trustIndicators``: the corrections, the machine-readable reuse policy
+- ``trustIndicators``: the disclosure (who wrote it, how it passed the checks or which
+  failed and why an editor overrode them) linking to ``checks.json``, the corrections, the
+  machine-readable reuse policy
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ def _body(doc: dict) -> str:
     return "\n\n".join(parts)
 
 
-def _version_created(doc: dict) -> str | None:
+def _version_created(doc: dict, revised_at: str | None) -> str | None:
     times = [c["corrected_at"] for c in doc.get("corrections", []) if c.get("corrected_at")]
+    times += [revised_at] if revised_at else []
     return max(times) if times else doc.get("published_at")
 
 
@@ -57,8 +61,9 @@ def _link(name: str, href: str | None, content_type: str, title: str) -> dict | 
     return {"name": name, "href": href, "contentType": content_type, "title": title}
 
 
-def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
-    """A rendered desk/1 story (``stories.desk.export_story``) as a ninjs 3.0 object."""
+def to_ninjs(doc: dict, *, version: int | None = None, revised_at: str | None = None) -> dict:
+    """A rendered desk/1 story (``stories.desk.export_story``) as a ninjs 3.0 object;
+    ``revised_at`` (desk/1 time format) when published changes last reached readers."""
     links = doc.get("links", {})
     out: dict = {
         "uri": doc["url"],
@@ -72,7 +77,7 @@ def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
         out["version"] = str(version)
     if doc.get("published_at"):
         out["firstCreated"] = doc["published_at"]
-        out["versionCreated"] = _version_created(doc)
+        out["versionCreated"] = _version_created(doc, revised_at)
     out["pubStatus"] = "usable" if doc.get("published_at") else "withheld"
     out["language"] = "en"
     out["slugline"] = doc["slug"]
@@ -115,7 +120,12 @@ def to_ninjs(doc: dict, *, version: int | None = None) -> dict:
     if reuse.get("attribution"):
         out["copyrightNotice"] = reuse["attribution"]
     site = "{0.scheme}://{0.netloc}".format(urlsplit(doc["url"]))
-    indicators = [
+    indicators = []
+    if doc.get("disclosure"):
+        indicators.append(
+            {"role": f"{site}/trust/disclosure", "title": doc["disclosure"], "href": doc["url"] + "checks.json"}
+        )
+    indicators += [
         {
             "role": f"{site}/trust/correction",
             "title": f"{c['kind'].capitalize()} of {c['corrected_at']}: {c['text']}",

@@ -16,7 +16,7 @@ from rest_framework.renderers import JSONRenderer
 from stories.cache import Rendered, representations
 
 # Bump when the desk/1 export, ninjs or their JSON encoding change: no entry outlives a deploy.
-API_CODE_VERSION = "api-1"
+API_CODE_VERSION = "api-2"
 DESK, NINJS = "desk", "ninjs"
 
 _renderer = JSONRenderer()
@@ -53,7 +53,9 @@ def _render(fmt: str):
         from .ninjs import to_ninjs
 
         doc = desk.export_story(story, profile=profile)
-        return encode(to_ninjs(doc, version=story.version) if fmt == NINJS else doc)
+        if fmt == NINJS:
+            return encode(to_ninjs(doc, version=story.version, revised_at=desk.format_time(story.revised_at)))
+        return encode(doc)
 
     return render
 

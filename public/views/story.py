@@ -2,7 +2,7 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed ten more when it
+is cached (the story's id/version row and the site profile) and a fixed eleven more when it
 is not (``Story.objects.loaded()``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
@@ -25,6 +25,7 @@ from django.views.decorators.http import condition, require_safe
 
 from newsroom.infra.keyset import Keyset, Page
 from newsroom.infra.pagecache import (
+    CODE_VERSION,
     PAGE_TTL,
     generation,
     generation_key,
@@ -48,6 +49,7 @@ FORMATS = {
     "json": "application/json; charset=utf-8",
     "md": "text/markdown; charset=utf-8",
     "txt": "text/plain; charset=utf-8",
+    "checks": "application/json; charset=utf-8",
 }
 
 
@@ -115,9 +117,11 @@ def _renderer(fmt: str, request):
         if fmt == "json":
             return renderings.to_json(d)
         if fmt == "md":
-            return renderings.to_markdown(d)
+            return renderings.to_markdown(d, presenters.provenance_of(story, d))
         if fmt == "txt":
             return renderings.to_text(d)
+        if fmt == "checks":
+            return renderings.to_checks_json(d, presenters.provenance_of(story, d))
         return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
 
     return render
@@ -133,7 +137,8 @@ def _renderer(fmt: str, request):
 
 
 def _url_key(fmt: str, date: str, slug: str) -> str:
-    return f"page:story-url:{fmt}:{date}:{slug}"
+    # With the code version: an entry made by the previous deploy's templates is never served.
+    return f"page:story-url:{CODE_VERSION}:{fmt}:{date}:{slug}"
 
 
 # With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
@@ -220,6 +225,7 @@ story_detail = _story_view("html")
 story_json = _story_view("json")
 story_markdown = _story_view("md")
 story_text = _story_view("txt")
+story_checks = _story_view("checks")
 
 
 # --------------------------------------------------------------------------- lists

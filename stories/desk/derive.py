@@ -1,7 +1,8 @@
 """The derived fields of desk/1: everything a document carries that the stored fields and
 the database determine (its URL and links, source count, publishers, trust text, each key
-fact's self-reported flag, the cited manifests). ``render`` adds them, in the order readers'
-tools and the archive expect. Nothing here queries the database.
+fact's self-reported flag, the cited manifests, the disclosure of who wrote it and how it
+passed the checks). ``render`` adds them, in the order readers' tools and the archive
+expect. Nothing here queries the database.
 """
 
 from __future__ import annotations
@@ -81,6 +82,71 @@ def format_time(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# What each criterion's failure means, in the words of the disclosure (docs/checks.md).
+FAILED_CRITERIA = {
+    "manifests_exist": "a cited Manifest id is not a known Manifest",
+    "manifests_recent": "a cited Manifest is not recent",
+    "claims_belong": "a cited claim id does not belong to its Manifest",
+    "paragraphs_cited": "a paragraph or key fact cites no claim",
+    "claims_support": "a paragraph is not fully supported by the claims it cites",
+    "not_a_repeat": "the story may repeat a recent story",
+    "metadata_consistent": "the story's source details disagree with its cites",
+}
+CHECKS_PASSED = (
+    "every cited Manifest id exists and is recent, claim ids belong to their Manifest, the story does not "
+    "repeat a recent story, and each paragraph is supported by the claims it cites"
+)
+AGENT_WROTE = "Written by an agent from the Synorb Manifests listed here"
+VERIFY = "Run the Manifests yourself to verify."
+
+
+@dataclass(frozen=True)
+class Responsibility:
+    """Who answers for a story and how it passed the checks: what its disclosure says.
+    The default is a story with no recorded override and no named editor."""
+
+    editor: str = ""  # the person who published it (or created it): full name, else username
+    revised_by_people: bool = False
+    overridden: bool = False
+    failed_criteria: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def named_editor(agent: str, r: Responsibility) -> str:
+    """The editor the disclosure names ("" when it names none: an agent's story that passed,
+    or no one recorded)."""
+    if agent and not r.revised_by_people and not r.overridden:
+        return ""
+    return r.editor
+
+
+def disclosure(site_text: str, *, agent: str, url: str, responsibility: Responsibility) -> str:
+    """The story's disclosure. ``site_text`` (the site profile's) is the disclosure of a story
+    an agent wrote that passed every check; any other story says who wrote it, which editor
+    took responsibility, and, when checks were overridden, which failed and why."""
+    r = responsibility
+    if agent and not r.revised_by_people and not r.overridden:
+        return site_text
+    who = r.editor or "an editor"
+    if not agent:
+        wrote = "Written by people, not an agent, from the Synorb Manifests listed here"
+    elif r.revised_by_people:
+        wrote = f"{AGENT_WROTE} and revised by people"
+    else:
+        wrote = AGENT_WROTE
+    if not r.overridden:
+        return f"{wrote}; {who} took editorial responsibility and published it after server-side checks: {CHECKS_PASSED}. {VERIFY}"
+    if r.failed_criteria:
+        failed = "; ".join(f"{name}: {FAILED_CRITERIA.get(name, 'did not pass')}" for name in r.failed_criteria)
+    else:
+        failed = "the failing criteria were not recorded"
+    reason = f", giving this reason: \u201c{r.reason}\u201d" if r.reason else ""
+    return (
+        f"{wrote}; {who} took editorial responsibility and published it although server-side checks failed "
+        f"({failed}){reason}. The record of the checks: {url}checks.json. {VERIFY}"
+    )
+
+
 def trust_text(trust: str, source_count: int) -> str:
     return f"{trust.replace('_', ' ').capitalize()} · {source_count} source{'' if source_count == 1 else 's'}"
 
@@ -105,8 +171,10 @@ def render(
     claims_self_reported: dict[str, bool | None],
     newsroom_title: str,
     profile: SiteProfile,
+    responsibility: Responsibility | None = None,
 ) -> dict:
-    """The full desk/1 document, in desk/1's key order, from the stored fields ``doc``."""
+    """The full desk/1 document, in desk/1's key order, from the stored fields ``doc``;
+    ``responsibility`` (for the disclosure) says how a stored story was published."""
     url = story_url(doc["edition"], doc["slug"])
     cited = cited_manifest_ids(doc)
     known = [manifests[mid] for mid in cited if mid in manifests]
@@ -172,7 +240,9 @@ def render(
     }
     if profile.sponsor:
         out["sponsor"] = profile.sponsor
-    out["disclosure"] = profile.disclosure
+    out["disclosure"] = disclosure(
+        profile.disclosure, agent=doc["writer"]["agent"], url=url, responsibility=responsibility or Responsibility()
+    )
     out["reuse"] = profile.reuse_for(url)
     return out
 

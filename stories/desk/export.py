@@ -10,8 +10,9 @@ import json
 
 from manifests.models import Claim, Manifest
 from newsroom.models import Newsroom, SiteProfile
+from stories.publication import display_name, publication_of
 
-from .derive import ManifestInfo, cited_manifest_ids, default_newsroom_title, iter_cites, render
+from .derive import ManifestInfo, Responsibility, cited_manifest_ids, default_newsroom_title, iter_cites, render
 
 
 def stored_fields(story) -> dict:
@@ -79,6 +80,24 @@ def loaded_manifests(story) -> tuple[dict[str, ManifestInfo], dict[str, bool | N
     return manifests, flags
 
 
+def responsibility_of(story) -> Responsibility:
+    """Who answers for a loaded story and how its live version passed the checks (see
+    ``stories.publication``): the editor who published it, else the person who created it."""
+    record = publication_of(story)
+    editor = record.editor if record is not None else ""
+    if not editor and story.created_by_id:
+        editor = display_name(story.created_by)
+    if record is None:
+        return Responsibility(editor=editor)
+    return Responsibility(
+        editor=editor,
+        revised_by_people=record.revised_by_people,
+        overridden=record.overridden,
+        failed_criteria=tuple(record.failed_criteria),
+        reason=record.reason,
+    )
+
+
 def export_story(story, *, profile: SiteProfile | None = None) -> dict:
     """A story loaded with ``with_everything()`` as a desk/1 dict (no further queries but
     the site profile, which callers rendering many stories pass in)."""
@@ -89,6 +108,7 @@ def export_story(story, *, profile: SiteProfile | None = None) -> dict:
         claims_self_reported=flags,
         newsroom_title=story.newsroom.title,
         profile=profile or SiteProfile.load(),
+        responsibility=responsibility_of(story),
     )
 
 

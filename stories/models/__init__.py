@@ -14,7 +14,7 @@ from newsroom.fields import OrderedJSONField
 from newsroom.models import Beat, Edition, Newsroom
 from newsroom.validators import http_url
 
-from .records import AuditEntry, CheckResult, Revision, StoryFingerprint  # noqa: F401 (stories.models names them all)
+from .records import AuditEntry, CheckResult, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -38,11 +38,18 @@ class StoryQuerySet(models.QuerySet):
         return self.order_by("-published_at", "-id")
 
     def with_last_change(self):
-        """Each story's ``last_change``: the last change a reader can see, its latest
-        correction or else its publication. A subquery per story, not ``Max()`` over a join:
-        a GROUP BY would aggregate every story before a LIMIT (seconds at a million stories)."""
+        """Each story's ``last_change``: the last change a reader can see, the latest of its
+        publication, its revision (``revised_at``) and its latest correction. A subquery per
+        story, not ``Max()`` over a join: a GROUP BY would aggregate every story before a
+        LIMIT (seconds at a million stories)."""
         latest = Correction.objects.filter(story=OuterRef("pk")).order_by("-corrected_at").values("corrected_at")[:1]
-        return self.annotate(last_change=Greatest("published_at", Coalesce(Subquery(latest), "published_at")))
+        return self.annotate(
+            last_change=Greatest(
+                "published_at",
+                Coalesce("revised_at", "published_at"),
+                Coalesce(Subquery(latest), "published_at"),
+            )
+        )
 
     def with_everything(self):
         """Everything a rendering of the story reads, in a fixed number of queries."""
@@ -50,7 +57,7 @@ class StoryQuerySet(models.QuerySet):
 
     def loaded(self, pk):
         """The story ``pk`` with everything a rendering reads, as ``with_everything()`` loads
-        it, or None when it is not in this queryset: in ten queries rather than eleven, as
+        it, or None when it is not in this queryset: in eleven queries rather than twelve, as
         the claims of all its cites, its key facts' and its paragraphs', come in one query
         (``with_everything()`` prefetches them per owner kind)."""
         story = self._with_parts(_cites()).filter(pk=pk).first()
@@ -62,7 +69,7 @@ class StoryQuerySet(models.QuerySet):
         return story
 
     def _with_parts(self, cites):
-        return self.select_related("newsroom", "beat", "edition").prefetch_related(
+        return self.select_related("newsroom", "beat", "edition", "created_by").prefetch_related(
             Prefetch("key_facts", queryset=KeyFact.objects.prefetch_related(Prefetch("cites", queryset=cites))),
             Prefetch(
                 "sections",
@@ -75,6 +82,7 @@ class StoryQuerySet(models.QuerySet):
             "images",
             "related_links",
             Prefetch("corrections", queryset=Correction.objects.order_by("corrected_at", "id")),
+            live_entries_prefetch(),  # how the live version was published: its disclosure
         )
 
     def search(self, query: str):

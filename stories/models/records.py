@@ -3,6 +3,7 @@ results and fingerprint."""
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Exists, OuterRef, Prefetch, Subquery
 
 from newsroom.fields import OrderedJSONField
 
@@ -98,3 +99,40 @@ class StoryFingerprint(models.Model):
 
     def __str__(self):
         return f"fingerprint of {self.story_id}"
+
+
+# The actions after which a story may be live with that version's content.
+LIVE_ACTIONS = (
+    AuditAction.PUBLISH,
+    AuditAction.PUBLISH_CHANGES,
+    AuditAction.IMPORT,
+    AuditAction.RESTORE,
+    AuditAction.DEMO,
+    AuditAction.SUBMISSION,
+)
+LIVE_ENTRIES = "live_entries"
+
+
+def live_entries_prefetch() -> Prefetch:
+    """A story's audit rows its live version may come from (``LIVE_ACTIONS``), newest
+    first, each with the rubric recorded at or before it and whether a person had edited
+    the story by then: one query for any number of stories (``stories.publication``)."""
+    # The rubric of the checks run on this very content: recorded at the version the action
+    # bumped from (or at its own), never an earlier publication's.
+    rubric = (
+        CheckResult.objects.filter(
+            story=OuterRef("story"), created_at__lte=OuterRef("created_at"), version__gte=OuterRef("version") - 1
+        )
+        .order_by("-created_at", "-id")
+        .values("rubric")[:1]
+    )
+    edited = AuditEntry.objects.filter(
+        story=OuterRef("story"), action=AuditAction.EDIT, user__isnull=False, created_at__lte=OuterRef("created_at")
+    )
+    entries = (
+        AuditEntry.objects.filter(action__in=LIVE_ACTIONS)
+        .select_related("user")
+        .annotate(recorded_rubric=Subquery(rubric, output_field=OrderedJSONField()), edited_by_people=Exists(edited))
+        .order_by("-created_at", "-id")
+    )
+    return Prefetch("audit_entries", queryset=entries, to_attr=LIVE_ENTRIES)

@@ -298,8 +298,8 @@ def test_query_count_is_fixed_whatever_the_story_size(
         url = f"/stories/2026-10-16/{slug}/{suffix}"
         # the story row and the site profile, then Story.objects.loaded(): the story with its
         # newsroom and beat, key facts, sections, paragraphs, all cites, all their claims,
-        # images, related links, corrections
-        with django_assert_max_num_queries(12) as ctx:
+        # images, related links, corrections, the audit rows of its publication
+        with django_assert_max_num_queries(13) as ctx:
             assert client.get(url).status_code == 200
         counts.append(len(ctx.captured_queries))
         # a cached rendering costs only the lookup of the story row and the site profile
@@ -419,7 +419,7 @@ def test_loaded_reads_what_with_everything_reads_in_fewer_queries(demo, seed_doc
     profile = SiteProfile.load()
     for pk in ("81", "930"):
         expected = desk.export_story(Story.objects.with_everything().get(pk=pk), profile=profile)
-        with django_assert_num_queries(10):
+        with django_assert_num_queries(11):
             story = Story.objects.published().loaded(pk)
         with django_assert_num_queries(0):
             assert desk.export_story(story, profile=profile) == expected

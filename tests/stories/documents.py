@@ -40,6 +40,15 @@ def cite(mid, *cids):
     return {"manifest_id": mid, "claim_ids": list(cids)}
 
 
+# The disclosure of a story people wrote, imported with no editor named (the reference story's is an agent's).
+HUMAN_DISCLOSURE = (
+    "Written by people, not an agent, from the Synorb Manifests listed here; an editor took editorial "
+    "responsibility and published it after server-side checks: every cited Manifest id exists and is recent, "
+    "claim ids belong to their Manifest, the story does not repeat a recent story, and each paragraph is "
+    "supported by the claims it cites. Run the Manifests yourself to verify."
+)
+
+
 def complete(stored: dict, seed: dict) -> dict:
     """The full desk/1 document of ``stored`` (derived fields computed from the spec, with the
     seed's site-level texts), in the spec's key order."""
@@ -117,7 +126,7 @@ def complete(stored: dict, seed: dict) -> dict:
         },
         "related": stored["related"],
         "sponsor": seed["sponsor"],
-        "disclosure": seed["disclosure"],
+        "disclosure": seed["disclosure"] if stored["writer"]["agent"] else HUMAN_DISCLOSURE,
         "reuse": {**seed["reuse"], "canonical_url": url},
     }
 

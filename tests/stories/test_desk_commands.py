@@ -80,8 +80,8 @@ def test_export_of_an_empty_database_is_empty(db):
 
 
 def test_export_queries_do_not_grow_with_the_number_of_stories(three_stories, django_assert_max_num_queries):
-    # with_everything(): one query per prefetched relation, plus the profile, whatever the count.
-    with django_assert_max_num_queries(12):
+    # with_everything(): one query per prefetched relation (publication record too), plus the profile.
+    with django_assert_max_num_queries(13):
         export()
 
 
@@ -161,10 +161,11 @@ def test_import_queries_do_not_grow_with_the_size_of_the_story(manifests_loaded,
 def test_import_query_budget(manifests_loaded, story_doc):
     doc = story_doc(related=[])
     import_queries(story_doc(id="1792200000000000000", slug="warm-up", related=[]))
-    # Measured: 36 new, 16 unchanged, 61 updated. The margins leave room for the few
+    # Measured: 37 new, 17 unchanged, 62 updated (the stored story is loaded with its
+    # publication record, for its disclosure). The margins leave room for the few
     # queries of the fingerprint refresh at the end of save_document (the checks).
     assert import_queries(doc) <= 45  # new: checks, inserts (one per table), reload for the revision
-    assert import_queries(doc) <= 16  # unchanged: compare with the stored story, write nothing
+    assert import_queries(doc) <= 17  # unchanged: compare with the stored story, write nothing
     doc["headline"] = "Changed"
     assert import_queries(doc) <= 70  # updated: compare, replace the parts, reload
 

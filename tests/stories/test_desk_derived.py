@@ -285,7 +285,7 @@ def test_run_these_manifests_texts_come_from_the_site_profile(sources):
 
 
 def test_sponsor_disclosure_and_reuse_default_to_the_seeds(sources, seed_doc):
-    out = exported(make_doc())
+    out = exported(make_doc(writer={"agent": "muse", "run_id": "r1"}))
     assert out["sponsor"] == seed_doc["sponsor"]
     assert out["disclosure"] == seed_doc["disclosure"]
     assert {k: v for k, v in out["reuse"].items() if k != "canonical_url"} == {
@@ -308,7 +308,7 @@ def test_disclosure_and_reuse_overrides_reflect_in_export(sources):
     profile.reuse = {"version": "2", "summary": "All rights reserved.", "license_url": "{site_url}/licence/"}
     profile.sponsor = {"label": "Ad", "title": "Buy", "text": "Now"}
     profile.save()
-    out = exported(make_doc())
+    out = exported(make_doc(writer={"agent": "muse", "run_id": "r1"}))
     assert out["disclosure"] == "Written by people, checked by machines."
     assert out["reuse"] == {
         "version": "2",

@@ -135,8 +135,8 @@ def test_a_warm_detail_and_ninjs_cost_one_query(api, stories, django_assert_num_
 def test_only_the_missing_stories_are_loaded_and_stored(api, stories, make_story, django_assert_num_queries):
     warm_up(api, LIST)
     new = make_story()  # a new story, at the end of the list; the others are stored
-    # + the new story alone, with everything (6 queries for a story without cites), and the profile
-    with django_assert_num_queries(1 + 6 + 1) as captured:
+    # + the new story alone, with everything (7 queries for a story without cites), and the profile
+    with django_assert_num_queries(1 + 7 + 1) as captured:
         assert len(api.get(LIST).json()["results"]) == 7
     loads = [q["sql"] for q in captured.captured_queries if '"stories_story"."id" IN (' in q["sql"]]
     assert len(loads) == 1
@@ -151,7 +151,7 @@ def test_a_cold_list_costs_the_same_whatever_its_length(api, demo, make_story, c
         make_story()
     warm_up(api, "/api/v1/newsrooms/")
     cache.clear()
-    with django_assert_num_queries(2 + 12):  # the key, the page, the stories with everything, the profile
+    with django_assert_num_queries(2 + 13):  # the key, the page, the stories with everything, the profile
         assert len(api.get(LIST).json()["results"]) == count
 
 
