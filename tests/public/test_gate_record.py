@@ -13,9 +13,8 @@ from django.contrib.auth.models import Group
 
 from stories import actions, desk
 from stories.models import AuditEntry, Story
-from tests.conftest import SEED_JSON, SEED_TXT
 from tests.factories import UserFactory
-from tests.stories.site_helpers import fresh_cache  # noqa: F401 (an autouse fixture)
+from tests.seed import SEED_JSON, SEED_TXT
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ from manifests.formats import SourcesRefused, upsert_manifest, validate_manifest
 from manifests.models import Claim, Manifest
 from stories.actions.sources import published_citations
 from stories.models import AuditEntry, CheckResult, Story
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
 from tests.factories import ClaimFactory, ManifestFactory
 from tests.manifests.test_admin import form_data
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from manifests.models import Claim, Manifest
 from stories.models import AuditEntry
-from tests.conftest import SEED_JSON
+from tests.seed import SEED_JSON
 
 pytestmark = pytest.mark.django_db
 
