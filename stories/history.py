@@ -87,9 +87,23 @@ def prose_diff(old: dict, new: dict) -> list[dict]:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             continue
-        pairs = min(i2 - i1, j2 - j1) if op == "replace" else 0
-        for k in range(pairs):
-            (_, old_text), (where, new_text) = a[i1 + k], b[j1 + k]
+        olds, news = list(range(i1, i2)), list(range(j1, j2))
+        # A changed text is one of the same kind (a paragraph for a paragraph...), in order.
+        pairs = []
+        for i in olds:
+            j = next((j for j in news if _kind(b[j][0]) == _kind(a[i][0])), None)
+            if j is not None:
+                news.remove(j)
+                pairs.append((i, j))
+        paired = {i for i, _ in pairs}
+        for i in olds:
+            if i not in paired:
+                where, text = a[i]
+                out.append(
+                    {"kind": "removed", "where": where, "old": text, "new": "", "words": [{"op": "del", "text": text}]}
+                )
+        for i, j in pairs:
+            (_, old_text), (where, new_text) = a[i], b[j]
             out.append(
                 {
                     "kind": "changed",
@@ -99,15 +113,19 @@ def prose_diff(old: dict, new: dict) -> list[dict]:
                     "words": word_diff(old_text, new_text),
                 }
             )
-        for where, text in a[i1 + pairs : i2]:
-            out.append(
-                {"kind": "removed", "where": where, "old": text, "new": "", "words": [{"op": "del", "text": text}]}
-            )
-        for where, text in b[j1 + pairs : j2]:
+        for j in news:
+            where, text = b[j]
             out.append(
                 {"kind": "added", "where": where, "old": "", "new": text, "words": [{"op": "ins", "text": text}]}
             )
     return out
+
+
+def _kind(where: str) -> str:
+    """ "Section 2, paragraph 3" -> "paragraph"; "Key fact 1" -> "Key fact"; "Headline"."""
+    if where.startswith("Section"):
+        return "heading" if where.endswith("heading") else "paragraph"
+    return where.rstrip("0123456789 ")
 
 
 _OTHER_PARTS = {
