@@ -277,7 +277,8 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
                 {
                     "is_live": is_live(story),
                     "live_story": live,
-                    "pending_draft": pending_draft_of(story) if story.draft_of_id is None else None,
+                    # (a story taken down with changes pending lists them in the story list)
+                    "pending_draft": pending_draft_of(story) if is_live(story) else None,
                     "can_start_changes": actions.can_edit(user, None),
                     "can_discard_changes": actions.can_edit(user, live or story),
                     "others_open": presence.others(story.pk, user.get_username()),
