@@ -139,7 +139,12 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         return super().has_change_permission(request, obj) and (obj is None or may_edit(request.user, obj.story))
 
     def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and (obj is None or may_edit(request.user, obj.story))
+        # Not ``may_edit``: the admin asks this of every object a deletion elsewhere would
+        # touch (a manifest's cites), and its refusal would hide that they are protected.
+        # A part of a live story is refused by ``delete_view`` and ``delete_model``.
+        return super().has_delete_permission(request, obj) and (
+            obj is None or actions.can_edit(request.user, obj.story)
+        )
 
     def story_link(self, obj):
         return format_html('<a href="{}">{}</a>', story_change_url(obj.story), obj.story.headline)
@@ -202,6 +207,8 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
         if obj is not None:
+            if not may_edit(request.user, obj.story):
+                raise PermissionDenied("the parts of a live story are edited in its pending changes")
             request._desk_story = obj.story
         return super().delete_view(request, object_id, extra_context)
 

@@ -102,6 +102,9 @@ def test_editing_a_live_story_in_the_admin_makes_pending_changes_readers_never_s
     assert as_editor.post(change_url(demo), {"headline": "Bananas"}).status_code == 403
     section = demo.sections.first()
     assert as_editor.post(f"/admin/stories/section/{section.pk}/change/", {"heading": "Bananas"}).status_code == 403
+    cite = first_paragraph(demo).cites.first()
+    assert as_editor.post(f"/admin/stories/cite/{cite.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert first_paragraph(demo).cites.filter(pk=cite.pk).exists()
 
     response = as_editor.post(f"/admin/stories/story/{demo.pk}/start-changes/")
     draft = Story.objects.get(draft_of=demo)
