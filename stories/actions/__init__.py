@@ -61,6 +61,11 @@ def _locked(story: Story) -> Story:
     return Story.objects.select_for_update().get(pk=story.pk)
 
 
+def _refuse_pending_draft(story: Story) -> None:
+    if story.draft_of_id is not None:
+        raise ActionError("these are pending changes of a live story: publish them with “Publish changes”")
+
+
 def _bump(story: Story, action: str, user, *, reason: str = "", details: dict | None = None) -> Story:
     story.version += 1
     story.save()
@@ -129,6 +134,7 @@ def publish_story(*, story: Story, user=None, override_reason: str = "", at=None
         _require_perm(user, "stories.override_checks")
     with transaction.atomic():
         story = _locked(story)
+        _refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
         result = check_and_record(story)
@@ -168,6 +174,7 @@ def schedule_story(*, story: Story, when, user=None) -> Story:
         raise ActionError("the scheduled time must be in the future")
     with transaction.atomic():
         story = _locked(story)
+        _refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
         story.status = Story.Status.SCHEDULED

@@ -179,6 +179,14 @@ class CiteForm(StoryPartForm):
 
     def clean(self):
         cleaned = super().clean()
+        owner = cleaned.get("paragraph") or cleaned.get("key_fact")
+        if self.instance._state.adding and owner is not None:
+            story = owner.story
+            if story.draft_of_id is None and story.status != Story.Status.DRAFT:
+                raise ValidationError(
+                    "This text belongs to a live story, which is never edited in place: open its pending "
+                    "changes (“Edit (creates pending changes)” on the story page) and add the cite there."
+                )
         if self.instance._state.adding and bool(cleaned.get("paragraph")) == bool(cleaned.get("key_fact")):
             raise ValidationError(
                 "A cite belongs to exactly one paragraph or key fact: open 'Add cite' from the story page."
@@ -228,3 +236,54 @@ class PublishForm(forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
+
+
+NO_NOTE = "none"
+
+
+class PublishChangesForm(forms.Form):
+    """Publishing the pending changes of a live story. When they change its text, the
+    editor says whether readers get a note: a correction, clarification or update (public,
+    permanent), or none (a typo fix)."""
+
+    note_kind = forms.ChoiceField(
+        label="Tell readers?",
+        choices=[(NO_NOTE, "No note: a typo fix or a change readers need not be told of")]
+        + [(value, f"{label}: recorded publicly on the story") for value, label in Correction.Kind.choices],
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    note_text = forms.CharField(
+        label="Note to readers",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="What was wrong and what is right now (for a correction), or what changed. Shown on the story; "
+        "it can never be edited or deleted.",
+    )
+    override_reason = PublishForm.base_fields["override_reason"]
+
+    def __init__(self, *args, ask_note: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ask_note = ask_note
+        if not ask_note:
+            del self.fields["note_kind"], self.fields["note_text"]
+        else:
+            self.fields["note_kind"].required = True
+            self.fields["note_kind"].error_messages["required"] = (
+                "The text of a live story changes: choose whether readers get a note."
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        kind, text = cleaned.get("note_kind"), (cleaned.get("note_text") or "").strip()
+        if kind and kind != NO_NOTE and not text:
+            self.add_error("note_text", "Write the note readers will see.")
+        if kind == NO_NOTE and text:
+            self.add_error("note_kind", "You wrote a note: choose its kind (correction, clarification or update).")
+        return cleaned
+
+    def correction(self) -> dict | None:
+        kind = self.cleaned_data.get("note_kind")
+        if not kind or kind == NO_NOTE:
+            return None
+        return {"kind": kind, "text": self.cleaned_data["note_text"].strip()}

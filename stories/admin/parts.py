@@ -5,11 +5,14 @@ from the admin index and always lead back to their story.
 
 Every save or delete here goes through ``stories.actions.save_story``: the story's
 version is bumped, a revision kept and ``story_updated`` sent, like a save of the story.
+The parts of a live (published or scheduled) story are shown read-only: they are edited
+in its pending changes (``stories.actions.drafts``).
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -17,8 +20,15 @@ from django.utils.html import format_html, format_html_join
 
 from manifests.models import Claim
 from stories import actions
+from stories.actions.drafts import is_live
 from stories.admin.forms import CiteForm, StoryPartForm, claim_label
 from stories.models import Cite, CiteClaim, KeyFact, Paragraph, Section, Story
+
+
+def may_edit(user, story: Story) -> bool:
+    """Whether ``user`` may change ``story``'s rows here: a live story never (its pending
+    changes are edited instead); a draft, as ``actions.can_edit`` says."""
+    return not is_live(story) and actions.can_edit(user, story)
 
 
 def story_change_url(story: Story, anchor: str = "desk") -> str:
@@ -58,7 +68,7 @@ class StoryChildInline:
     only (``actions.can_edit``)."""
 
     def _editable(self, request, obj):
-        return obj is None or actions.can_edit(request.user, obj if isinstance(obj, Story) else obj.story)
+        return obj is None or may_edit(request.user, obj if isinstance(obj, Story) else obj.story)
 
     def has_add_permission(self, request, obj=None):
         return super().has_add_permission(request, obj) and self._editable(request, obj)
@@ -126,11 +136,12 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         return {}  # reached from the story page, not listed on the admin index
 
     def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and (
-            obj is None or actions.can_edit(request.user, obj.story)
-        )
+        return super().has_change_permission(request, obj) and (obj is None or may_edit(request.user, obj.story))
 
     def has_delete_permission(self, request, obj=None):
+        # Not ``may_edit``: the admin asks this of every object a deletion elsewhere would
+        # touch (a manifest's cites), and its refusal would hide that they are protected.
+        # A part of a live story is refused by ``delete_view`` and ``delete_model``.
         return super().has_delete_permission(request, obj) and (
             obj is None or actions.can_edit(request.user, obj.story)
         )
@@ -144,6 +155,9 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         pass  # written in save_related, with the inlines, in one save_story
 
     def save_related(self, request, form, formsets, change):
+        if not may_edit(request.user, form.instance.story):
+            raise PermissionDenied("the parts of a live story are edited in its pending changes")
+
         def write():
             form.instance.save()
             form.save_m2m()
@@ -159,6 +173,8 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         )
 
     def delete_model(self, request, obj):
+        if not may_edit(request.user, obj.story):
+            raise PermissionDenied("the parts of a live story are edited in its pending changes")
         actions.save_story(
             story=obj.story, user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name}
         )
@@ -191,6 +207,8 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
         if obj is not None:
+            if not may_edit(request.user, obj.story):
+                raise PermissionDenied("the parts of a live story are edited in its pending changes")
             request._desk_story = obj.story
         return super().delete_view(request, object_id, extra_context)
 

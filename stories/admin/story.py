@@ -10,17 +10,26 @@ manifest by autocomplete, then its claims, in order). See ``stories/admin/parts.
 
 Every save goes through ``stories.actions.save_story`` (version bump, revision, audit,
 ``story_updated``), refused when the story moved on since the page was opened.
+
+A live (published or scheduled) story is shown read-only: "Edit (creates pending changes)"
+opens its pending draft (``stories.actions.drafts``), a story row of its own that the desk
+edits like any draft and that readers never see, until an editor publishes the changes
+through the checks. Pending drafts are reached from their live story, never listed.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.db.models import OuterRef, Subquery
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from stories import actions, presence
+from stories.actions.drafts import is_live, pending_draft_of
 from stories.admin.forms import StoryAdminForm
 from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: imported to register them)
     CiteAdmin,
@@ -28,17 +37,22 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
     RefusesLostSaves,
     SectionAdmin,
     StoryChildInline,
+    may_edit,
 )
 from stories.admin.views import (
+    changes,
     claim_citations,
     compare,
     correct,
     desk_context,
+    discard_changes,
     latest_check,
     publish,
+    publish_changes,
     revisions,
     run_checks,
     schedule,
+    start_changes,
     unpublish,
     unschedule,
 )
@@ -119,12 +133,35 @@ class CorrectionInline(admin.TabularInline):
         return False
 
 
+class StoryChangeList(ChangeList):
+    """The story list: live stories and drafts, never the pending changes of a live story
+    (each shows as a column of its live story)."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        pending = Story.objects.filter(draft_of=OuterRef("pk")).values("pk")[:1]
+        return (
+            super()
+            .get_queryset(request, exclude_parameters)
+            .filter(draft_of__isnull=True)
+            .annotate(pending_draft_id=Subquery(pending))
+        )
+
+
 @admin.register(Story)
 class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     form = StoryAdminForm
     change_form_template = "admin/stories/story/change_form.html"
     save_on_top = True
-    list_display = ["headline", "newsroom", "edition", "status", "published_at", "version", "updated_at"]
+    list_display = [
+        "headline",
+        "newsroom",
+        "edition",
+        "status",
+        "pending_changes",
+        "published_at",
+        "version",
+        "updated_at",
+    ]
     list_filter = ["status", "newsroom"]
     search_fields = ["id", "headline", "slug"]
     list_select_related = ["newsroom", "edition"]
@@ -164,12 +201,34 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
             return [fs for fs in self.fieldsets if fs[0] not in ("Status", "Desk: checks, cites and findings")]
         return self.fieldsets
 
+    def get_changelist(self, request, **kwargs):
+        return StoryChangeList
+
+    @admin.display(description="pending changes")
+    def pending_changes(self, obj):
+        draft_id = getattr(obj, "pending_draft_id", None)
+        if not draft_id:
+            return "-"
+        return format_html(
+            '<a href="{}">unpublished changes</a>', reverse("admin:stories_story_change", args=[draft_id])
+        )
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and obj.draft_of_id is not None:
+            # The address stays the live story's: its changes replace its content only.
+            return [*self.readonly_fields, "slug", "edition", "newsroom"]
+        return self.readonly_fields
+
     def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and (obj is None or actions.can_edit(request.user, obj))
+        # A live story is never edited in place: its pending changes are (see the docstring).
+        return super().has_change_permission(request, obj) and (obj is None or may_edit(request.user, obj))
 
     def has_delete_permission(self, request, obj=None):
-        # A live story is taken down with Unpublish, never deleted from under its readers.
-        return super().has_delete_permission(request, obj) and (obj is None or not obj.is_published)
+        # A live story is taken down with Unpublish, never deleted from under its readers;
+        # pending changes are discarded (audited), not deleted.
+        return super().has_delete_permission(request, obj) and (
+            obj is None or (not obj.is_published and obj.draft_of_id is None)
+        )
 
     # ------------------------------------------------------------------ the desk panel
 
@@ -190,6 +249,8 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         if change and not form.has_changed() and not any(fs.has_changed() for fs in formsets):
             return  # nothing edited: no new version
+        if change and not may_edit(request.user, form.instance):
+            raise PermissionDenied("a live story is edited in its pending changes")
 
         def write():
             form.instance.save()
@@ -213,8 +274,15 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
             if request.method == "GET":
                 presence.touch(story.pk, request.user.get_username())
             user = request.user
+            live = story.draft_of if story.draft_of_id else None
             extra_context.update(
                 {
+                    "is_live": is_live(story),
+                    "live_story": live,
+                    # (a story taken down with changes pending lists them in the story list)
+                    "pending_draft": pending_draft_of(story) if is_live(story) else None,
+                    "can_start_changes": actions.can_edit(user, None),
+                    "can_discard_changes": actions.can_edit(user, live or story),
                     "others_open": presence.others(story.pk, user.get_username()),
                     "can_run_checks": user.has_perm("stories.change_story"),
                     "can_publish": user.has_perm("stories.publish_story"),
@@ -233,6 +301,10 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         return [
             path("claim/<str:claim_id>/citations/", view(claim_citations), name=name + "claim_citations"),
             path("<path:object_id>/run-checks/", view(run_checks), name=name + "run_checks"),
+            path("<path:object_id>/start-changes/", view(start_changes), name=name + "start_changes"),
+            path("<path:object_id>/changes/", view(changes), name=name + "changes"),
+            path("<path:object_id>/publish-changes/", view(publish_changes), name=name + "publish_changes"),
+            path("<path:object_id>/discard-changes/", view(discard_changes), name=name + "discard_changes"),
             path("<path:object_id>/publish/", view(publish), name=name + "publish"),
             path("<path:object_id>/unpublish/", view(unpublish), name=name + "unpublish"),
             path("<path:object_id>/schedule/", view(schedule), name=name + "schedule"),

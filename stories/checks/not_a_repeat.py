@@ -8,7 +8,7 @@ this one is *its* problem, not this one's). Candidates are compared through thei
 headlines of the repeats, only when there are some): the estimated Jaccard similarity
 of their text shingles (MinHash) and the exact Jaccard similarity of their cited claim ids.
 Either at or above ``CHECKS_REPEAT_SIMILARITY`` makes a repeat. The story itself (by id)
-never counts.
+never counts, nor, for pending changes, the live story they will replace.
 
 To stay fast with thousands of candidates, the same query asks the (indexed) cite tables
 which candidates share at least one claim with the story, and returns the claim ids only
@@ -48,6 +48,8 @@ def candidates(ctx, claim_ids: list[str]):
         .filter(newsroom=Subquery(Newsroom.objects.filter(slug=ctx.doc["newsroom"]).order_by().values("id")[:1]))
         .filter(edition_id__gte=start, edition_id__lte=ctx.doc["edition"])
         .exclude(id__in=ctx.excluded_ids)
+        # pending changes of a live story are never a repeat of the story they will replace
+        .exclude(id__in=Story.objects.filter(id__in=ctx.excluded_ids, draft_of__isnull=False).values("draft_of_id"))
         .filter(fingerprint__isnull=False)
         .order_by()  # the model's default ordering would make the database sort every candidate
         .values_list(
