@@ -17,7 +17,7 @@ from stories import actions, signals
 from stories.actions import drafts
 from stories.history import prose_diff
 from stories.models import AuditEntry, CheckResult, Correction, Paragraph, Story
-from tests.stories.desk_support import form_data, member_of
+from tests.stories.helpers import form_data, member_of
 
 pytestmark = pytest.mark.django_db
 
