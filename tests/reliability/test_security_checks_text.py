@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from newsroom.infra.jsondoc import MAX_TEXT
 from stories import desk
+from stories import text as T
 from stories.checks import run_checks
-from stories.checks import text as T
 from tests.syndication.helpers import client_for
 
 FUNCTIONS = {
