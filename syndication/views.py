@@ -298,7 +298,7 @@ class SubmissionView(WriteView):
         responses={201: s.SubmissionSerializer, **errors(400, 401, 403, 409, 429)},
     )
     def post(self, request):
-        from stories.actions import ActionError, publish_story
+        from stories.actions import ActionError, import_story, publish_story
 
         doc = _validated_story(request.data)
         doc["published_at"] = None  # a submission is a draft until the checks (or an editor) say otherwise
@@ -308,7 +308,7 @@ class SubmissionView(WriteView):
                 if existing is not None and existing.status != Story.Status.DRAFT:
                     raise Conflict(f"story {doc['id']} is {existing.status}: submissions may only replace drafts")
             try:  # import_story resolves the references first: an unknown manifest is a 400, nothing stored
-                story = desk.import_story(doc, action="submission").story
+                story = import_story(doc, action="submission").story
             except FormatError as exc:
                 raise InvalidDocument.of(exc) from None
             from stories.checks import check_and_record  # imported when used, see _run_checks

@@ -5,8 +5,11 @@
 - ``render(stored, ...)`` (``derive``): the stored fields plus every derived field, in
   desk/1's key order.
 - ``export_story(story)`` (``export``): a loaded ``Story`` as a desk/1 dict; ``dumps`` its JSON.
-- ``import_story(data)`` (``store``): upsert a validated document into the database, atomically.
-- ``bulk``: many new stories of one file written together.
+- ``store``: what a writer asks before writing a document (its references resolve, it
+  changes the stored story, it keeps the recorded corrections).
+
+The desk writes no rows: ``stories.actions`` (``import_story``, ``import_batch``,
+``save_document``) does, through the gate.
 
 See ``docs/desk-1.md`` for each field.
 """
@@ -30,10 +33,10 @@ from .export import dumps, export_story, render_document, stored_fields
 from .store import (
     ImportResult,
     VersionConflict,
-    import_story,
-    record_revision,
+    check_append_only,
+    resolve_batch_references,
     resolve_references,
-    save_document,
+    same_stored_fields,
     set_text_fields,
 )
 from .validate import CORRECTION_KINDS, parse, validate
@@ -47,19 +50,19 @@ __all__ = [
     "ImportResult",
     "ManifestInfo",
     "VersionConflict",
+    "check_append_only",
     "cited_manifest_ids",
     "dumps",
     "export_story",
     "format_time",
-    "import_story",
     "iter_cites",
     "key_fact_self_reported",
     "parse",
-    "record_revision",
     "render",
     "render_document",
+    "resolve_batch_references",
     "resolve_references",
-    "save_document",
+    "same_stored_fields",
     "set_text_fields",
     "stored_fields",
     "story_url",

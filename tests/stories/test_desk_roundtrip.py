@@ -21,18 +21,18 @@ def export_all(tmp_path) -> list[dict]:
 def import_doc(tmp_path, doc, name="story.json"):
     path = tmp_path / name
     path.write_text(json.dumps(doc), encoding="utf-8")
-    call_command("import_stories", str(path), stdout=open("/dev/null", "w"))
+    call_command("import_stories", "--restore", str(path), stdout=open("/dev/null", "w"))
 
 
 def test_seed_round_trip_is_exact(tmp_path):
     call_command("import_manifests", str(SEED_MANIFESTS), stdout=open("/dev/null", "w"))
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=open("/dev/null", "w"))
     [exported] = export_all(tmp_path)
     assert desk.dumps(exported) == SEED_JSON.read_text(encoding="utf-8")
 
 
 def test_seed_round_trip_without_claims_file_uses_stubs(tmp_path, seed_doc):
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=open("/dev/null", "w"))
     [exported] = export_all(tmp_path)
     assert exported == seed_doc
     from manifests.models import Claim
@@ -42,7 +42,7 @@ def test_seed_round_trip_without_claims_file_uses_stubs(tmp_path, seed_doc):
 
 def test_import_twice_changes_nothing(tmp_path, demo):
     version = Story.objects.get(id="81").version
-    call_command("import_stories", str(SEED_JSON), stdout=open("/dev/null", "w"))
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=open("/dev/null", "w"))
     story = Story.objects.get(id="81")
     assert story.version == version
     assert story.revisions.count() == 1

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from manifests.formats import import_manifests_document
-from stories import desk
+from stories import actions, desk
 from stories.models import Story
 from tests.conftest import SEED_JSON
 from tests.stories.test_desk_roundtrip_variants import CLAIMS, NEWSROOM_TITLES, complete, manifests_document
@@ -26,9 +26,7 @@ chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 text = st.text(chars, max_size=30)
 nonempty = text.filter(lambda s: s.strip())
 slug = st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,6}){0,2}", fullmatch=True)
-hour = st.datetimes(
-    min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2099, 12, 31), timezones=st.just(dt.UTC)
-)
+hour = st.datetimes(min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2099, 12, 31), timezones=st.just(dt.UTC))
 edition = hour.map(lambda d: d.strftime("%Y-%m-%dT%H"))
 timestamp = hour.map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"))
 url = st.builds(lambda path: f"https://example.org/{path}", st.from_regex(r"[a-z0-9/_.-]{0,20}", fullmatch=True))
@@ -90,7 +88,7 @@ stored = st.fixed_dictionaries(
 def round_trip(doc: dict) -> dict:
     """Import ``doc`` and export it, then undo every write (one example must not see another's)."""
     with transaction.atomic():
-        desk.import_story(desk.validate(json.loads(json.dumps(doc))))
+        actions.import_story(desk.validate(json.loads(json.dumps(doc))), restore=True)
         out = desk.export_story(Story.objects.with_everything().get(id=doc["id"]))
         transaction.set_rollback(True)
     return out
