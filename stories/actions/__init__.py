@@ -18,6 +18,7 @@ from stories.desk import VersionConflict
 
 from .base import ActionError, ChecksFailed, can_edit
 from .commit import commit, record_revision
+from .forms import delete_part, save_forms
 from .imports import ImportResult, import_batch, import_story, save_document
 from .verbs import (
     _bump,
@@ -38,12 +39,14 @@ __all__ = [
     "can_edit",
     "cancel_schedule",
     "commit",
+    "delete_part",
     "import_batch",
     "import_story",
     "publish_story",
     "record_correction",
     "record_revision",
     "save_document",
+    "save_forms",
     "save_story",
     "schedule_story",
     "unpublish_story",

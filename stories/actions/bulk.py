@@ -18,8 +18,8 @@ from stories.desk.derive import default_newsroom_title
 from stories.desk.export import _to_second
 from stories.models import Correction, Story, new_story_id
 
-from .commit import commit_new
 from . import rows
+from .commit import commit_new
 
 Item = tuple[int, dict]  # (line number, validated document)
 

@@ -189,17 +189,12 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         if change and not form.has_changed() and not any(fs.has_changed() for fs in formsets):
             return  # nothing edited: no new version
 
-        def write():
-            form.instance.save()
-            form.save_m2m()
-            for formset in formsets:
-                self.save_formset(request, form, formset, change=change)
-
-        actions.save_story(
+        actions.save_forms(
             story=form.instance,
             user=request.user,
+            form=form,
+            formsets=formsets,
             expected_version=form.cleaned_data.get("opened_version"),
-            write=write,
         )
 
     # ------------------------------------------------------------------ pages

@@ -19,7 +19,8 @@ from manifests.formats import import_manifests_document
 from newsroom.infra import bulk
 from newsroom.infra.pagecache import generation
 from stories import actions, desk
-from stories.actions import import_batch, rows
+from stories.actions import import_batch
+from stories.actions import rows as action_rows
 from stories.fingerprints import fingerprint_of
 from stories.models import Revision, Story, StoryFingerprint
 from tests.stories.test_desk_import_errors import CORRECTIONS, assert_rejected, db_state, variant, write_jsonl
@@ -303,7 +304,7 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
     """When the database refuses a batch as a whole (here: once), the stories go in one by one."""
     from django.db import IntegrityError
 
-    real, calls = rows.write_parts, []
+    real, calls = action_rows.write_parts, []
 
     def refuse_the_batch(pairs, **kwargs):
         calls.append(len(pairs))
@@ -311,7 +312,7 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
             raise IntegrityError("refused")
         return real(pairs, **kwargs)
 
-    monkeypatch.setattr(rows, "write_parts", refuse_the_batch)
+    monkeypatch.setattr(action_rows, "write_parts", refuse_the_batch)
     out = io.StringIO()
     call_command(
         "import_stories", "--restore", write_jsonl(tmp_path, [variant(story_doc, n) for n in (1, 2, 3)]), stdout=out
