@@ -35,7 +35,7 @@ def run_import(*paths) -> tuple[str, str]:
     """Run import_stories; return (stdout, stderr). Raises CommandError when a file is rejected."""
     out, err = io.StringIO(), io.StringIO()
     try:
-        call_command("import_stories", *map(str, paths), stdout=out, stderr=err)
+        call_command("import_stories", "--restore", *map(str, paths), stdout=out, stderr=err)
     except CommandError as exc:
         exc.stdout, exc.stderr = out.getvalue(), err.getvalue()
         raise
@@ -502,7 +502,7 @@ def test_progress_is_a_bar_by_bytes_read_on_a_terminal_and_ends_its_line(tmp_pat
     monkeypatch.setattr(import_stories, "PROGRESS_INTERVAL", 0)  # redraw after every line
     path = write_jsonl(tmp_path, [variant(story_doc, n) for n in range(1, 6)])
     err = FakeTerminal()
-    call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    call_command("import_stories", "--restore", path, stdout=io.StringIO(), stderr=err)
     shown = err.getvalue()
     assert shown.endswith("\n") and shown.count("\n") == 1
     draws = shown[:-1].split("\r")[1:]
@@ -542,7 +542,7 @@ def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp
 def test_progress_for_a_single_story_file(tmp_path, db, story_doc):
     path = write_json(tmp_path, variant(story_doc, 1))
     err = FakeTerminal()
-    call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    call_command("import_stories", "--restore", path, stdout=io.StringIO(), stderr=err)
     shown = err.getvalue()
     assert shown.startswith(f"\r{path}: [{'#' * 30}] 100% 1 story, ") and shown.endswith("/s, ETA 00:00\x1b[K\n")
     assert shown.count("\r") == 1

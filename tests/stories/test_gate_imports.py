@@ -56,7 +56,7 @@ def test_a_failing_published_document_is_imported_as_a_draft_and_named(tmp_path,
     bad = uncited(story_doc, id="92", slug="uncited")
     path = write_jsonl(tmp_path, [good, bad])
     out, err = io.StringIO(), io.StringIO()
-    with pytest.raises(CommandError, match="1 story imported as drafts: the checks failed"):
+    with pytest.raises(CommandError, match=r"1 story not published \(imported as drafts\): the checks failed"):
         call_command("import_stories", path, stdout=out, stderr=err)
     assert "stories: 2 created" in out.getvalue()
     assert f"{path}:2: story 92 imported as a draft, not published: the checks failed" in err.getvalue()

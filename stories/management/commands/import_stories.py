@@ -64,7 +64,9 @@ class Command(BaseCommand):
         if failed:
             problems.append(f"{len(failed)} file(s) rejected: {', '.join(failed)}")
         if held:
-            problems.append(f"{held} {'story' if held == 1 else 'stories'} imported as drafts: the checks failed")
+            problems.append(
+                f"{held} {'story' if held == 1 else 'stories'} not published (imported as drafts): the checks failed"
+            )
         if problems:
             raise CommandError("; ".join(problems))
 
