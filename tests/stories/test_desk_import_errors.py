@@ -526,12 +526,12 @@ def test_no_progress_when_standard_error_is_not_a_terminal(tmp_path, db, story_d
 def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp_path, db, story_doc, monkeypatch):
     from django.db import IntegrityError
 
-    from stories import desk
+    from stories.actions import rows
 
     def refuse(*args, **kwargs):
         raise IntegrityError("CHECK constraint failed: image_alt_required")
 
-    monkeypatch.setattr(desk.store, "_replace_children", refuse)
+    monkeypatch.setattr(rows, "write_parts", refuse)
     path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
     before = db_state()
     assert_rejected(
