@@ -3,7 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_pages .venv/bin/python bench/api_stories.py [N]
 
 Each story is the demo story (run `manage.py loaddemo` first) with its own id, slug and
-publication time, imported through `desk.import_story` like any desk/1 document. Stories
+publication time, imported through `stories.actions.import_story` like any desk/1 document. Stories
 already there are kept, so running it twice adds nothing.
 """
 
@@ -22,7 +22,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from stories import desk  # noqa: E402
+from stories import actions, desk  # noqa: E402
 from stories.models import Story  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def main(n: int) -> None:
         doc = copy.deepcopy(demo)
         doc.update(id=sid, slug=f"{demo['slug']}-{i}", related=[], headline=f"{demo['headline']} ({i})")
         doc["published_at"] = (published - dt.timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
-        desk.import_story(desk.validate(doc))
+        actions.import_story(desk.validate(doc), restore=True)
     print(Story.objects.published().count(), "published stories")
 
 

@@ -27,7 +27,7 @@ from django.db import connection, reset_queries  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from stories import desk  # noqa: E402
+from stories import actions, desk  # noqa: E402
 from stories.models import Story  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def make(demo, n, slug, sid):
         for i in range(n // 10 or 1)
     ]
     doc.update(id=sid, slug=slug)
-    desk.import_story(desk.validate(doc))
+    actions.import_story(desk.validate(doc), restore=True)
 
 
 def timed(client, url, runs, clear):

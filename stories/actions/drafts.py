@@ -16,15 +16,20 @@ the live story (unpublish, correction) locks the live story: they serialise.
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from stories import desk, signals
-from stories.desk.store import _replace_children
 from stories.fingerprints import refresh_fingerprint
 from stories.models import AuditEntry, CheckResult, Correction, Story
 
-from . import ActionError, ChecksFailed, PermissionDenied, _bump, _locked, _require_perm, can_edit, record_correction
+from .base import ActionError, ChecksFailed, can_edit
+from .base import locked as _locked
+from .base import require_perm as _require_perm
+from .commit import record_revision
+from .rows import write_parts
+from .verbs import _bump, record_correction
 
 __all__ = ["discard_changes", "is_live", "pending_draft_of", "publish_changes", "start_changes", "text_changed"]
 
@@ -97,10 +102,10 @@ def start_changes(*, story: Story, user=None) -> Story:
         for field in CONTENT_FIELDS:
             setattr(draft, field, getattr(live, field))
         draft.save()
-        _replace_children([(draft, doc)], new=True)
+        write_parts([(draft, doc)], new=True)
         refresh_fingerprint(draft, doc)
         loaded = Story.objects.with_everything().get(pk=draft.pk)
-        desk.record_revision(loaded, user=user)
+        record_revision(loaded, user=user)
         AuditEntry.objects.create(
             story=draft,
             action=AuditEntry.Action.CREATE,
@@ -191,7 +196,7 @@ def _apply(live: Story, draft: Story, user, result: CheckResult, *, reason: str)
         setattr(live, field, getattr(draft, field))
     if live.status == Story.Status.PUBLISHED:
         live.revised_at = timezone.now()
-    _replace_children([(live, doc)])
+    write_parts([(live, doc)])
     refresh_fingerprint(live, doc)
     details = {
         "score": result.score,

@@ -22,7 +22,9 @@ from stories import desk
 from stories.desk import DeskError
 from stories.models import AuditEntry, CheckResult, Story
 
-from . import ChecksFailed, publish_story
+from .base import ChecksFailed
+from .imports import save_document
+from .verbs import publish_story
 
 __all__ = ["Submission", "SubmissionRefused", "submit_draft"]
 
@@ -108,7 +110,7 @@ def submit_draft(*, doc: dict, partner_slug: str, key_prefix: str = "") -> Submi
             doc["corrections"] = _kept_corrections(existing)
         try:
             with transaction.atomic():
-                result = desk.save_document(doc, action=AuditEntry.Action.SUBMISSION)
+                result = save_document(doc, action=AuditEntry.Action.SUBMISSION)
         except (IntegrityError, DataError) as exc:
             raise DeskError("$", f"the database refused this story: {exc}") from exc
         story = result.story

@@ -40,29 +40,6 @@ def cites_html(owner) -> str:
     return render_to_string("admin/stories/story/cites.html", {"owner": owner})
 
 
-def save_ordered_formset(formset) -> None:
-    """Save an inline formset whose rows have a ``position``: rows are ordered by the
-    position typed (blank: after the others), ties by their order on the page, then
-    numbered 0, 1, 2... So an editor can leave positions alone, or type 1.5-style
-    insertions as "1" and still get a clean order."""
-    formset.save(commit=False)
-    for obj in formset.deleted_objects:
-        obj.delete()
-    kept = []
-    for index, form in enumerate(formset.forms):
-        if form.instance.pk is None and not form.has_changed():
-            continue  # a blank extra row
-        if formset.can_delete and formset._should_delete_form(form):
-            continue
-        position = form.cleaned_data.get("position")
-        kept.append((position is None, position or 0, index, form))
-    for rank, (*_, form) in enumerate(sorted(kept, key=lambda row: row[:3])):
-        if form.instance.pk is None:
-            formset.save_new(form, commit=False)
-        form.instance.position = rank
-        form.instance.save()
-
-
 class StoryChildInline:
     """Inlines of a story or of its parts follow the story's edit rule: writers edit drafts
     only (``actions.can_edit``)."""
@@ -118,11 +95,8 @@ class RefusesLostSaves:
             return HttpResponseRedirect(request.get_full_path())
 
     def save_formset(self, request, form, formset, change):
-        # Inlines with a position are saved in their displayed order (positions renumbered).
-        if "position" in formset.form.base_fields:
-            save_ordered_formset(formset)
-        else:
-            super().save_formset(request, form, formset, change)
+        # The inlines are written by save_related, through actions.save_forms.
+        raise NotImplementedError("inlines are saved through stories.actions.save_forms")
 
 
 class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
@@ -157,27 +131,19 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         if not may_edit(request.user, form.instance.story):
             raise PermissionDenied("the parts of a live story are edited in its pending changes")
-
-        def write():
-            form.instance.save()
-            form.save_m2m()
-            for formset in formsets:
-                self.save_formset(request, form, formset, change=change)
-
-        actions.save_story(
+        actions.save_forms(
             story=form.instance.story,
             user=request.user,
+            form=form,
+            formsets=formsets,
             expected_version=form.cleaned_data.get("opened_version"),
-            write=write,
             details={"part": form.instance._meta.model_name},
         )
 
     def delete_model(self, request, obj):
         if not may_edit(request.user, obj.story):
             raise PermissionDenied("the parts of a live story are edited in its pending changes")
-        actions.save_story(
-            story=obj.story, user=request.user, write=obj.delete, details={"deleted": obj._meta.model_name}
-        )
+        actions.delete_part(part=obj, user=request.user)
 
     def _back(self, request, obj):
         return HttpResponseRedirect(story_change_url(obj.story))

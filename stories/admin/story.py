@@ -252,17 +252,12 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         if change and not may_edit(request.user, form.instance):
             raise PermissionDenied("a live story is edited in its pending changes")
 
-        def write():
-            form.instance.save()
-            form.save_m2m()
-            for formset in formsets:
-                self.save_formset(request, form, formset, change=change)
-
-        actions.save_story(
+        actions.save_forms(
             story=form.instance,
             user=request.user,
+            form=form,
+            formsets=formsets,
             expected_version=form.cleaned_data.get("opened_version"),
-            write=write,
         )
 
     # ------------------------------------------------------------------ pages

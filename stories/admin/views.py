@@ -24,7 +24,9 @@ from stories.models import AuditEntry, CheckResult, Cite, Revision, Story
 
 # The part of a finding's path that names a key fact, a paragraph or a section.
 _OWNER_PATH = re.compile(r"^(key_facts\[\d+\]|sections\[\d+\]\.paragraphs\[\d+\]|sections\[\d+\])")
-CONTENT_ACTIONS = ("edit", "create", "import", "loaddemo", "api")
+# The audit actions that change what the checks read (the rubric is stale after them).
+_A = AuditEntry.Action
+CONTENT_ACTIONS = (_A.CREATE, _A.EDIT, _A.IMPORT, _A.RESTORE, _A.DEMO, _A.SUBMISSION, _A.SOURCE_CHANGED)
 
 
 def latest_check(story: Story) -> CheckResult | None:

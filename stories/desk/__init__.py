@@ -5,8 +5,11 @@
 - ``render(stored, ...)`` (``derive``): the stored fields plus every derived field, in
   desk/1's key order.
 - ``export_story(story)`` (``export``): a loaded ``Story`` as a desk/1 dict; ``dumps`` its JSON.
-- ``import_story(data)`` (``store``): upsert a validated document into the database, atomically.
-- ``bulk``: many new stories of one file written together.
+- ``store``: what a writer asks before writing a document (its references resolve, it
+  changes the stored story, it keeps the recorded corrections).
+
+The desk writes no rows: ``stories.actions`` (``import_story``, ``import_batch``,
+``save_document``) does, through the gate.
 
 See ``docs/desk-1.md`` for each field.
 """
@@ -33,10 +36,10 @@ from .export import dumps, export_story, render_document, responsibility_of, sto
 from .store import (
     ImportResult,
     VersionConflict,
-    import_story,
-    record_revision,
+    check_append_only,
+    resolve_batch_references,
     resolve_references,
-    save_document,
+    same_stored_fields,
     set_text_fields,
 )
 from .validate import CORRECTION_KINDS, MAX_STORY_TEXT, parse, validate
@@ -53,21 +56,21 @@ __all__ = [
     "ManifestInfo",
     "Responsibility",
     "VersionConflict",
+    "check_append_only",
     "cited_manifest_ids",
     "dumps",
     "export_story",
     "format_time",
-    "import_story",
     "iter_cites",
     "key_fact_self_reported",
     "named_editor",
     "parse",
-    "record_revision",
     "render",
     "render_document",
+    "resolve_batch_references",
     "resolve_references",
     "responsibility_of",
-    "save_document",
+    "same_stored_fields",
     "set_text_fields",
     "stored_fields",
     "story_url",

@@ -34,7 +34,8 @@ def stored_fields(story) -> dict:
         "angle": story.angle,
         "headline": story.headline,
         "dek": story.dek,
-        "published_at": _to_second(story.published_at),
+        # desk/1: null while not published (a story taken down keeps its time on record).
+        "published_at": _to_second(story.published_at) if story.status == "published" else None,
         "trust": story.trust,
         "key_facts": [
             {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)}

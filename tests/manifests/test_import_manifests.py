@@ -125,7 +125,7 @@ def test_reimport_updates_by_id(tmp_path, db):
 
 
 def test_import_fills_in_stub_claims_left_by_a_story(tmp_path, db, seed_doc):
-    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     stubs = Claim.objects.stubs().count()
     assert stubs > 0
     run(str(SEED_MANIFESTS))

@@ -447,7 +447,7 @@ def test_another_providers_reply_missing_a_field_is_named(fake_provider, setting
 
 
 def test_missing_fills_the_seed_story_claims_then_it_passes_the_checks(fake_provider, seed_doc):
-    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     assert Claim.objects.stubs().exists()
     for entry in SEED_ENTRIES:
         fake_provider.serve_entry(entry)

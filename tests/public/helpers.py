@@ -2,7 +2,7 @@
 
 import copy
 
-from stories import desk
+from stories import actions, desk
 
 
 def import_seed_story(
@@ -15,4 +15,4 @@ def import_seed_story(
         {"heading": "Body", "paragraphs": [copy.deepcopy(base[i % len(base)]) for i in range(paragraphs)]}
     ]
     doc.update(id=id, slug=slug, published_at=published_at, edition=edition, **overrides)
-    return desk.import_story(desk.validate(doc)).story
+    return actions.import_story(desk.validate(doc), restore=True).story

@@ -4,17 +4,19 @@ in index.json and in JSON-LD; checks.json is the record itself; a revised story 
 its published changes last reached readers, in pages, feeds, sitemaps and JSON-LD."""
 
 import datetime as dt
+import io
 import json
 import re
 from html import unescape
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 
 from stories import actions, desk
 from stories.models import AuditEntry, Story
 from tests.factories import UserFactory
-from tests.seed import SEED_JSON, SEED_TXT
+from tests.seed import SEED_JSON, SEED_MANIFESTS, SEED_TXT
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +41,7 @@ def editor(db):
 def import_draft(story_doc, **overrides):
     fields = {"id": "1792200000000000010", "slug": "agent-training-again", "edition": "2026-10-16T02"}
     fields.update(overrides)
-    return desk.import_story(desk.validate(story_doc(published_at=None, **fields))).story
+    return actions.import_story(desk.validate(story_doc(published_at=None, **fields))).story
 
 
 @pytest.fixture
@@ -195,7 +197,10 @@ def test_checks_json_of_a_story_that_passed_names_no_editor_for_an_agents_story(
     assert publication["reason"] == "" and publication["editor"] is None
 
 
-def test_checks_json_of_an_imported_story_without_a_record_says_none(client, demo):
+def test_checks_json_of_a_restored_story_without_a_record_says_none(client, db):
+    """A story restored from a backup as it was exported has no publish recorded here."""
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     record = client.get(SEED_URL + "checks.json").json()
     assert record["publication"]["checks_passed"] is None and record["rubric"] is None
     assert "No record of the checks run on this version is kept here." in text_of(client.get(SEED_URL).content.decode())

@@ -8,7 +8,7 @@ import pytest
 
 from manifests.models import Manifest
 from public import markup
-from stories import desk
+from stories import actions, desk
 from stories.actions import record_correction
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def evil_story(story_doc, manifests_loaded):
     ]
     doc["unresolved"] = ["Unresolved " + EVIL]
     doc["decision_card"] = {"useful_for": [EVIL], "not_for": [], "compare_against": []}
-    story = desk.import_story(desk.validate(doc)).story
+    story = actions.import_story(desk.validate(doc), restore=True).story
     record_correction(story=story, text="Correction " + EVIL, kind="correction")
     Manifest.objects.filter(id="1792067182956183080").update(title="Title " + EVIL)
     return story

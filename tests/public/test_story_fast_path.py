@@ -7,7 +7,7 @@ import pytest
 
 from newsroom.infra import pagecache
 from public.views import story as views
-from stories import desk
+from stories import actions, desk
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ def test_a_warm_conditional_request_is_answered_304_without_a_query(client, url,
 def test_an_import_that_changes_the_story_shows_on_the_next_request(client, url, seed_doc):
     old = client.get(url)
     assert b"A headline nobody has seen" not in old.content
-    desk.import_story(desk.validate(dict(seed_doc, headline="A headline nobody has seen")))
+    actions.import_story(desk.validate(dict(seed_doc, headline="A headline nobody has seen")), restore=True)
     new = client.get(url)
     assert b"A headline nobody has seen" in new.content
     assert new["ETag"] != old["ETag"]
@@ -73,7 +73,7 @@ def test_with_page_local_ttl_a_worker_reuses_its_entry_and_a_change_here_still_s
     assert views._local
     with django_assert_num_queries(0):
         assert client.get(url).content == first.content
-    desk.import_story(desk.validate(dict(seed_doc, headline="Changed while kept locally")))
+    actions.import_story(desk.validate(dict(seed_doc, headline="Changed while kept locally")), restore=True)
     assert b"Changed while kept locally" in client.get(url).content
 
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 from django.core.management import call_command
 
-from stories import desk
+from stories import actions, desk
 from stories.actions import record_correction
 from stories.models import Story
 from tests.public.helpers import import_seed_story
@@ -253,7 +253,7 @@ def test_jsonld_of_analysis_is_news_article_with_corrections(client, demo, story
     doc["corrections"] = [
         {"corrected_at": "2026-10-17T05:00:00Z", "kind": "clarification", "text": "Clarified the baseline."}
     ]
-    desk.import_story(desk.validate(doc))
+    actions.import_story(desk.validate(doc), restore=True)
     html = client.get("/stories/2026-10-17/analysis-piece/").content.decode()
     [data] = [json.loads(t) for a, t in outline(html).scripts if a.get("type") == "application/ld+json"]
     assert data["@type"] == "NewsArticle"

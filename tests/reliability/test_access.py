@@ -31,7 +31,7 @@ MANIFEST = "1792067182956183080"
 @pytest.fixture
 def world(demo, story_doc):
     """The seed story published (81), a draft copy of it (82), a partner with both keys."""
-    desk.import_story(desk.validate(story_doc(id=DRAFT, slug="access-draft", published_at=None)))
+    actions.import_story(desk.validate(story_doc(id=DRAFT, slug="access-draft", published_at=None)), restore=True)
     assert Story.objects.get(pk=DRAFT).status == Story.Status.DRAFT
     partner = Partner.objects.create(name="Access Co", slug="access-co")
     keys = {scope: ApiKey.issue(partner=partner, scope=scope) for scope in ("read", "writer")}

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from manifests import formats
 from manifests.models import Claim, Manifest
-from stories import desk
+from stories import actions, desk
 from stories.actions import record_correction
 from stories.models import Correction, Story
 from tests.seed import SEED_JSON
@@ -35,12 +35,12 @@ def build_newsroom():
     known only from its own ``manifests`` list (a stub-only manifest) and a stub claim of a
     full manifest, and a manifest no story cites."""
     quiet("loaddemo")
-    corrected = desk.import_story(
-        desk.validate(story(id="82", slug="corrected", headline="Corrected — “quotes” 👩🏽‍🚀"))
+    corrected = actions.import_story(
+        desk.validate(story(id="82", slug="corrected", headline="Corrected — “quotes” 👩🏽‍🚀")), restore=True
     ).story
     record_correction(story=corrected, text="A figure was wrong.", kind="correction")
     record_correction(story=Story.objects.get(pk="82"), text="Added context.", kind="clarification")
-    desk.import_story(desk.validate(story(id="83", slug="a-draft", published_at=None, corrections=[])))
+    actions.import_story(desk.validate(story(id="83", slug="a-draft", published_at=None, corrections=[])), restore=True)
     stub_doc = story(
         id="84", slug="stubs", edition="2026-10-17T09", published_at="2026-10-17T09:15:00Z", corrections=[]
     )
@@ -59,7 +59,7 @@ def build_newsroom():
             "published_date": "2026-10-10",
         },
     ]
-    desk.import_story(desk.validate(stub_doc))
+    actions.import_story(desk.validate(stub_doc), restore=True)
     formats.import_manifests_document(
         {
             "schema": formats.SCHEMA,
@@ -108,7 +108,7 @@ def test_backup_restore_backup_is_byte_identical(transactional_db, tmp_path):
     assert Story.objects.count() == Manifest.objects.count() == Claim.objects.count() == 0
 
     quiet("import_manifests", str(tmp_path / "first.manifests.json"))
-    quiet("import_stories", str(tmp_path / "first.stories.jsonl"))
+    quiet("import_stories", "--restore", str(tmp_path / "first.stories.jsonl"))
     assert snapshot() == before  # every story, correction, manifest, claim and stub is back
     stories_2, manifests_2 = backup(tmp_path, "second")
     assert stories_2 == stories_1

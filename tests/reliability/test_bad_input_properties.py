@@ -120,7 +120,7 @@ def import_file(tmp_path, data: bytes, suffix: str) -> tuple[str, str]:
     path.write_bytes(data)
     out, err = io.StringIO(), io.StringIO()
     try:
-        call_command("import_stories", str(path), stdout=out, stderr=err)
+        call_command("import_stories", "--restore", str(path), stdout=out, stderr=err)
     except CommandError as exc:
         assert str(path) in str(exc)
         line = err.getvalue().strip()
@@ -272,7 +272,7 @@ def test_a_mutated_seed_against_stored_manifests_and_a_stored_story(manifests_lo
     """The same contract when the cited claims exist with text and the story exists: the
     update, append-only corrections and claim-ownership paths."""
     with transaction.atomic():
-        call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+        call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
         event(assert_refused_or_accepted(tmp_path, encode(doc, ascii_only=True)))
         transaction.set_rollback(True)
 

@@ -2,7 +2,7 @@
 two editors saving one story at once, and many corrections and publishes at once.
 
 Each thread has its own database connection (Django's are per thread), so the row locks
-(``select_for_update``) in ``desk.save_document`` and ``stories.actions`` really contend.
+(``select_for_update``) in ``stories.actions.save_document`` and ``stories.actions`` really contend.
 """
 
 import copy
@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection, connections, transaction
 
-from stories import desk
+from stories import actions, desk
 from stories.actions import publish_story, record_correction
 from stories.models import AuditEntry, Correction, Revision, Story
 
@@ -35,7 +35,7 @@ def in_thread(fn):
 
 
 def test_two_editors_saving_one_story_at_once_one_wins_one_gets_the_conflict(transactional_db, seed_doc):
-    story = desk.import_story(desk.validate(seed_doc)).story
+    story = actions.import_story(desk.validate(seed_doc), restore=True).story
     opened_at = story.version
     barrier = threading.Barrier(2)
 
@@ -46,7 +46,7 @@ def test_two_editors_saving_one_story_at_once_one_wins_one_gets_the_conflict(tra
         barrier.wait()
         try:
             with transaction.atomic():
-                desk.save_document(desk.validate(doc), action="edit", expected_version=opened_at)
+                actions.save_document(desk.validate(doc), action="edit", expected_version=opened_at)
             return "saved", headline
         except desk.VersionConflict as exc:
             return "conflict", exc.story.version
@@ -63,7 +63,7 @@ def test_two_editors_saving_one_story_at_once_one_wins_one_gets_the_conflict(tra
 
 
 def test_twenty_corrections_of_one_story_at_once_none_lost_versions_strictly_increase(transactional_db, seed_doc):
-    story = desk.import_story(desk.validate(seed_doc)).story
+    story = actions.import_story(desk.validate(seed_doc), restore=True).story
     start = story.version
     barrier = threading.Barrier(8)
 
@@ -99,7 +99,7 @@ def test_twenty_stories_published_and_corrected_in_parallel(transactional_db, se
     for i in range(20):
         doc = copy.deepcopy(seed_doc)
         doc.update(id=f"9{i:02d}", slug=f"parallel-{i}", published_at=None, corrections=[])
-        stories.append(desk.import_story(desk.validate(doc)).story)
+        stories.append(actions.import_story(desk.validate(doc), restore=True).story)
 
     @in_thread
     def publish_then_correct(story):
@@ -114,6 +114,6 @@ def test_twenty_stories_published_and_corrected_in_parallel(transactional_db, se
     for story in Story.objects.filter(pk__in=done):
         assert story.status == Story.Status.PUBLISHED
         assert list(story.corrections.values_list("text", flat=True)) == [f"Fixed {story.pk}"]
-        actions = list(AuditEntry.objects.filter(story=story).order_by("id").values_list("action", "version"))
-        assert [a for a, _ in actions][-2:] == ["publish", "correct"]
-        assert [v for _, v in actions] == sorted({v for _, v in actions})  # strictly increasing, no repeats
+        rows = list(AuditEntry.objects.filter(story=story).order_by("id").values_list("action", "version"))
+        assert [a for a, _ in rows][-2:] == ["publish", "correct"]
+        assert [v for _, v in rows] == sorted({v for _, v in rows})  # strictly increasing, no repeats

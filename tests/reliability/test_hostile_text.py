@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 import pytest
 
 from manifests.formats import import_manifests_document
-from stories import desk
+from stories import actions, desk
 from stories.actions import record_correction
 from stories.models import Story
 
@@ -87,7 +87,7 @@ def hostile(story_doc, seed_manifests_doc):
     doc["decision_card"] = {k: [k + " " + HOSTILE] for k in ("useful_for", "not_for", "compare_against")}
     doc["related"] = [{"url": EVIL_URL, "headline": "Related " + SHORT, "slug": "hostile"}]
     doc.pop("manifests")  # imported above, with their claims
-    story = desk.import_story(desk.validate(json.loads(json.dumps(doc)))).story
+    story = actions.import_story(desk.validate(json.loads(json.dumps(doc))), restore=True).story
     record_correction(story=story, text="Correction " + HOSTILE, kind="correction")
     return Story.objects.get(pk=story.pk)
 

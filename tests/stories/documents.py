@@ -189,7 +189,7 @@ def run_import(*paths) -> tuple[str, str]:
     """Run import_stories; return (stdout, stderr). Raises CommandError when a file is rejected."""
     out, err = io.StringIO(), io.StringIO()
     try:
-        call_command("import_stories", *map(str, paths), stdout=out, stderr=err)
+        call_command("import_stories", "--restore", *map(str, paths), stdout=out, stderr=err)
     except CommandError as exc:
         exc.stdout, exc.stderr = out.getvalue(), err.getvalue()
         raise

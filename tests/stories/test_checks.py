@@ -7,6 +7,7 @@ import json
 import pytest
 
 from manifests.models import Manifest
+from stories import actions
 from stories.checks import CRITERIA_NAMES
 from tests.factories import ClaimFactory, ManifestFactory, PublisherFactory
 from tests.stories.helpers import criterion, errors, failing, para, rederive, rubric_of
@@ -294,7 +295,7 @@ def test_analysis_only_paragraph_fails(manifests_loaded, seed_doc):
 def test_stub_claims_support_nothing_and_say_how_to_load_them(db, seed_doc):
     from stories import desk
 
-    desk.import_story(desk.validate(seed_doc))  # no manifests file: every claim is a stub
+    actions.import_story(desk.validate(seed_doc), restore=True)  # no manifests file: every claim is a stub
     rubric = rubric_of(seed_doc)
     assert failing(rubric) == ["claims_support"]
     found = errors(rubric, "claims_support")

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from stories import desk
+from stories import actions, desk
 from stories.checks import check_and_record, run_checks
 from stories.models import CheckResult, Story, StoryFingerprint
 from tests.seed import SEED_JSON
@@ -137,7 +137,7 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
         id="1792200000000000003", slug="other", edition="2026-10-15T03", published_at="2026-10-15T03:00:00Z"
     )
     other["sections"], other["key_facts"] = other["sections"][:1], other["key_facts"][:1]
-    desk.import_story(desk.validate(other))
+    actions.import_story(desk.validate(other), restore=True)
     small = desk.validate(seed_doc)
     big_doc = json.loads(json.dumps(seed_doc))
     big_doc["sections"] = big_doc["sections"] * 10
@@ -146,7 +146,7 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
     for doc in (small, big):
         with django_assert_num_queries(3):  # manifests (+ publishers), claims, candidate fingerprints
             assert run_checks(doc)["criteria"][5]["passed"] is True
-    desk.import_story(
+    actions.import_story(
         desk.validate(
             dict(
                 big_doc,
@@ -155,7 +155,8 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
                 edition="2026-10-15T04",
                 published_at="2026-10-15T04:00:00Z",
             )
-        )
+        ),
+        restore=True,
     )
     with django_assert_num_queries(4):  # and the headlines of the repeats, once the check has failed
         assert run_checks(big)["passed"] is False

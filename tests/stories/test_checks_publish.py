@@ -2,7 +2,7 @@
 
 import pytest
 
-from stories import desk
+from stories import actions, desk
 from stories.actions import ChecksFailed, publish_story
 from stories.models import CheckResult, Story
 
@@ -13,7 +13,7 @@ def draft(story_doc, **overrides):
     doc = story_doc(
         id="1792200000000000010", slug="agent-training-draft", edition="2026-10-16T02", published_at=None, **overrides
     )
-    return desk.import_story(desk.validate(doc)).story
+    return actions.import_story(desk.validate(doc), restore=True).story
 
 
 def test_publishing_a_copy_of_a_published_story_is_refused_as_a_repeat(demo, story_doc):

@@ -3,7 +3,7 @@ found through stored fingerprints."""
 
 import pytest
 
-from stories import desk, minhash
+from stories import actions, desk, minhash
 from stories.models import Story, StoryFingerprint
 from tests.stories.helpers import errors, failing, para, rubric_of
 
@@ -28,7 +28,7 @@ def near_duplicate(
 
 
 def store(doc):
-    return desk.import_story(desk.validate(doc)).story
+    return actions.import_story(desk.validate(doc), restore=True).story
 
 
 def test_saving_a_story_stores_its_fingerprint(manifests_loaded, story_doc):

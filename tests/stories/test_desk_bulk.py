@@ -1,4 +1,4 @@
-"""The bulk import path (``stories.desk.bulk``, what ``import_stories`` uses for .jsonl files)
+"""The bulk import path (``stories.actions.bulk``, what ``import_stories`` uses for .jsonl files)
 gives what importing the documents one by one gives: the same rows, the same exports, the
 same revisions, the same side effects; in a number of queries that does not grow with the
 batch; and a bad document anywhere in a file leaves nothing written."""
@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from manifests.formats import import_manifests_document
 from newsroom.infra import bulk
 from newsroom.infra.pagecache import generation
-from stories import desk
-from stories.desk import bulk as desk_bulk
+from stories import actions, desk
+from stories.actions import import_batch
+from stories.actions import rows as action_rows
 from stories.fingerprints import fingerprint_of
 from stories.models import Revision, Story, StoryFingerprint
 from tests.stories.documents import (
@@ -78,13 +79,13 @@ def validated(docs) -> list[tuple[int, dict]]:
 def import_one_by_one(docs) -> dict:
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     for _, doc in validated(docs):
-        counts[desk.import_story(doc).outcome] += 1
+        counts[actions.import_story(doc, restore=True).outcome] += 1
     return counts
 
 
 def import_in_bulk(docs) -> dict:
     counts = {"created": 0, "updated": 0, "unchanged": 0}
-    desk_bulk.import_batch(validated(docs), counts)
+    import_batch(validated(docs), counts, restore=True)
     return counts
 
 
@@ -157,7 +158,7 @@ def test_bulk_and_one_by_one_write_the_same_rows_and_exports(db, story_doc, monk
 
 def test_a_batch_mixing_new_updated_and_unchanged_stories_gives_what_one_by_one_gives(demo, story_doc):
     first = variant(story_doc, 1)
-    desk.import_story(desk.validate(json.loads(json.dumps(first))))
+    actions.import_story(desk.validate(json.loads(json.dumps(first))), restore=True)
     seed = story_doc()
     changed = dict(first, headline="A changed headline")
     idless = variant(story_doc, 2)
@@ -223,7 +224,7 @@ def test_side_effects_of_the_per_story_path_happen_in_bulk(db, story_doc):
     assert generation("lists") != before  # pages listing stories re-render
     assert Story.objects.count() == Revision.objects.count() == StoryFingerprint.objects.count() == 5
     for _, story in zip(validated(docs), Story.objects.order_by("created_at", "id")):
-        assert list(story.audit_entries.values_list("action", "version")) == [("import", 1)]
+        assert list(story.audit_entries.values_list("action", "version")) == [("restore", 1)]
     for _, doc in validated(docs):
         story = Story.objects.get(edition_date=doc["edition"][:10], slug=doc["slug"])
         assert (story.fingerprint.minhash, story.fingerprint.claim_ids) == fingerprint_of(doc)
@@ -312,7 +313,7 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
     """When the database refuses a batch as a whole (here: once), the stories go in one by one."""
     from django.db import IntegrityError
 
-    real, calls = desk.store._replace_children, []
+    real, calls = action_rows.write_parts, []
 
     def refuse_the_batch(pairs, **kwargs):
         calls.append(len(pairs))
@@ -320,9 +321,11 @@ def test_a_refused_batch_is_retried_story_by_story(tmp_path, manifests_loaded, s
             raise IntegrityError("refused")
         return real(pairs, **kwargs)
 
-    monkeypatch.setattr(desk.store, "_replace_children", refuse_the_batch)
+    monkeypatch.setattr(action_rows, "write_parts", refuse_the_batch)
     out = io.StringIO()
-    call_command("import_stories", write_jsonl(tmp_path, [variant(story_doc, n) for n in (1, 2, 3)]), stdout=out)
+    call_command(
+        "import_stories", "--restore", write_jsonl(tmp_path, [variant(story_doc, n) for n in (1, 2, 3)]), stdout=out
+    )
     assert "stories: 3 created" in out.getvalue()
     assert calls == [3, 1, 1, 1]
     assert Story.objects.count() == Revision.objects.count() == 3
@@ -335,7 +338,7 @@ def test_the_command_output_is_unchanged_by_batching(tmp_path, manifests_loaded,
     path = write_jsonl(tmp_path, docs + [copy.deepcopy(docs[1])])  # the last line: unchanged
     monkeypatch.setattr(import_stories, "BATCH_SIZE", 2)
     out, err = io.StringIO(), io.StringIO()
-    call_command("import_stories", path, stdout=out, stderr=err)
+    call_command("import_stories", "--restore", path, stdout=out, stderr=err)
     assert out.getvalue() == "stories: 5 created, 0 updated, 1 unchanged\n" and err.getvalue() == ""
 
 

@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 
 from manifests.models import Claim, Manifest, Publisher
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile
+from stories import actions
 from stories.models import AuditEntry, Revision, Story
 from tests.seed import SEED_JSON
 
@@ -30,7 +31,7 @@ def three_stories(demo, story_doc, tmp_path):
         story_doc(id="1792200000000000001", slug="one", edition="2026-10-17T00", related=[]),
     ]
     path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
-    call_command("import_stories", str(path), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(path), stdout=io.StringIO())
 
 
 # --------------------------------------------------------------------------- export_stories
@@ -90,7 +91,7 @@ def test_export_file_reimports_unchanged(three_stories, tmp_path):
     call_command("export_stories", "--out", str(out), stdout=io.StringIO())
     versions = dict(Story.objects.values_list("id", "version"))
     stdout = io.StringIO()
-    call_command("import_stories", str(out), stdout=stdout)
+    call_command("import_stories", "--restore", str(out), stdout=stdout)
     assert "0 created, 0 updated, 3 unchanged" in stdout.getvalue()
     assert dict(Story.objects.values_list("id", "version")) == versions
 
@@ -129,7 +130,7 @@ def test_loaddemo_twice_changes_nothing(db):
 
 
 def test_loaddemo_after_importing_the_seed_changes_nothing(db):
-    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     call_command("loaddemo", stdout=io.StringIO())
     assert Story.objects.get(id="81").version == 1
 
@@ -144,7 +145,7 @@ def import_queries(doc) -> int:
     from stories import desk
 
     with CaptureQueriesContext(connection) as ctx:
-        desk.import_story(desk.validate(doc))
+        actions.import_story(desk.validate(doc), restore=True)
     return len(ctx.captured_queries)
 
 
@@ -192,7 +193,7 @@ def test_export_of_a_story_corrected_through_the_action_reimports_unchanged(demo
     out = tmp_path / "corrected.jsonl"
     call_command("export_stories", "81", "--out", str(out), stdout=io.StringIO())
     stdout = io.StringIO()
-    call_command("import_stories", str(out), stdout=stdout)
+    call_command("import_stories", "--restore", str(out), stdout=stdout)
     assert "0 created, 0 updated, 1 unchanged" in stdout.getvalue()
     assert Story.objects.get(id="81").version == story.version
 
@@ -202,7 +203,7 @@ def test_import_reads_jsonl_with_a_byte_order_mark_and_crlf_line_ends(db, story_
     path = tmp_path / "windows.JSONL"
     path.write_bytes(b"\xef\xbb\xbf" + b"".join(json.dumps(d).encode() + b"\r\n" for d in docs))
     stdout = io.StringIO()
-    call_command("import_stories", str(path), stdout=stdout)
+    call_command("import_stories", "--restore", str(path), stdout=stdout)
     assert "stories: 2 created" in stdout.getvalue()
     assert [(d["id"], d["slug"]) for d in map(json.loads, export().splitlines())] == [
         (d["id"], d["slug"]) for d in docs
@@ -218,11 +219,11 @@ def test_importing_a_published_version_of_a_scheduled_story_clears_its_slot(db, 
 
     draft = story_doc(id="1792200000000000001", slug="later", published_at=None, related=[])
     (tmp_path / "draft.json").write_text(json.dumps(draft), encoding="utf-8")
-    call_command("import_stories", str(tmp_path / "draft.json"), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(tmp_path / "draft.json"), stdout=io.StringIO())
     schedule_story(story=Story.objects.get(id=draft["id"]), when=timezone.now() + dt.timedelta(days=1))
     (tmp_path / "published.json").write_text(
         json.dumps(dict(draft, published_at="2026-10-16T09:00:00Z")), encoding="utf-8"
     )
-    call_command("import_stories", str(tmp_path / "published.json"), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(tmp_path / "published.json"), stdout=io.StringIO())
     story = Story.objects.get(id=draft["id"])
     assert (story.status, story.scheduled_for) == (Story.Status.PUBLISHED, None)

@@ -5,7 +5,7 @@ import pytest
 
 from manifests.formats import import_manifests_document
 from newsroom.models import Newsroom, SiteProfile
-from stories import desk
+from stories import actions, desk
 from stories.models import Story
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def make_doc(*, key_facts=(), paragraphs=ONE_CITED_PARAGRAPH, **fields) -> dict:
 
 def exported(doc: dict) -> dict:
     """Import ``doc`` and export it back out of the database."""
-    desk.import_story(desk.validate(doc))
+    actions.import_story(desk.validate(doc), restore=True)
     return desk.export_story(Story.objects.with_everything().get(id=doc["id"]))
 
 

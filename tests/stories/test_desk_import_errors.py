@@ -438,7 +438,7 @@ def test_progress_is_a_bar_by_bytes_read_on_a_terminal_and_ends_its_line(tmp_pat
     monkeypatch.setattr(import_stories, "PROGRESS_INTERVAL", 0)  # redraw after every line
     path = write_jsonl(tmp_path, [variant(story_doc, n) for n in range(1, 6)])
     err = FakeTerminal()
-    call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    call_command("import_stories", "--restore", path, stdout=io.StringIO(), stderr=err)
     shown = err.getvalue()
     assert shown.endswith("\n") and shown.count("\n") == 1
     draws = shown[:-1].split("\r")[1:]
@@ -462,12 +462,12 @@ def test_no_progress_when_standard_error_is_not_a_terminal(tmp_path, db, story_d
 def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp_path, db, story_doc, monkeypatch):
     from django.db import IntegrityError
 
-    from stories import desk
+    from stories.actions import rows
 
     def refuse(*args, **kwargs):
         raise IntegrityError("CHECK constraint failed: image_alt_required")
 
-    monkeypatch.setattr(desk.store, "_replace_children", refuse)
+    monkeypatch.setattr(rows, "write_parts", refuse)
     path = write_jsonl(tmp_path, [variant(story_doc, 1), variant(story_doc, 2)])
     before = db_state()
     assert_rejected(
@@ -478,7 +478,7 @@ def test_a_row_the_database_refuses_is_reported_as_bad_input_and_rolled_back(tmp
 def test_progress_for_a_single_story_file(tmp_path, db, story_doc):
     path = write_json(tmp_path, variant(story_doc, 1))
     err = FakeTerminal()
-    call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    call_command("import_stories", "--restore", path, stdout=io.StringIO(), stderr=err)
     shown = err.getvalue()
     assert shown.startswith(f"\r{path}: [{'#' * 30}] 100% 1 story, ") and shown.endswith("/s, ETA 00:00\x1b[K\n")
     assert shown.count("\r") == 1

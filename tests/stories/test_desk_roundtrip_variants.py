@@ -243,7 +243,7 @@ def test_the_variants_cover_what_they_claim(seed_doc):
 
 def test_own_stories_round_trip_byte_for_byte_without_their_claims(stories_file, seed_doc):
     out = io.StringIO()
-    call_command("import_stories", str(stories_file), stdout=out)
+    call_command("import_stories", "--restore", str(stories_file), stdout=out)
     assert "stories: 5 created, 0 updated, 0 unchanged" in out.getvalue()
     assert export_text() == stories_file.read_text(encoding="utf-8")
     assert Claim.objects.stubs().count() == Claim.objects.count()
@@ -254,7 +254,7 @@ def test_own_stories_round_trip_with_their_manifests_file(stories_file, tmp_path
 
     (tmp_path / "ours.manifests.json").write_text(json.dumps(manifests_document()), encoding="utf-8")
     call_command("import_manifests", str(SEED_MANIFESTS), str(tmp_path / "ours.manifests.json"), stdout=io.StringIO())
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     assert Claim.objects.stubs().count() == 0
     exported = export_text()
     assert exported == stories_file.read_text(encoding="utf-8")
@@ -264,25 +264,25 @@ def test_own_stories_round_trip_with_their_manifests_file(stories_file, tmp_path
 
 
 def test_manifests_imported_after_the_stories_change_no_export(stories_file, tmp_path):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     (tmp_path / "m.json").write_text(json.dumps(manifests_document()), encoding="utf-8")
     call_command("import_manifests", str(tmp_path / "m.json"), stdout=io.StringIO())
     assert export_text() == stories_file.read_text(encoding="utf-8")
 
 
 def test_reimporting_the_export_changes_nothing(stories_file, tmp_path):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     first = export_text()
     again = tmp_path / "again.jsonl"
     again.write_text(first, encoding="utf-8")
     out = io.StringIO()
-    call_command("import_stories", str(again), stdout=out)
+    call_command("import_stories", "--restore", str(again), stdout=out)
     assert "0 created, 0 updated, 5 unchanged" in out.getvalue()
     assert export_text() == first
 
 
 def test_revisions_hold_the_exported_document(stories_file):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     for line in stories_file.read_text(encoding="utf-8").splitlines():
         doc = json.loads(line)
         revision = Revision.objects.get(story_id=doc["id"], version=1)
@@ -290,7 +290,7 @@ def test_revisions_hold_the_exported_document(stories_file):
 
 
 def test_export_story_matches_the_file_line(stories_file):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     lines = stories_file.read_text(encoding="utf-8").splitlines()
     story = Story.objects.with_everything().get(id="1792200000000000102")
     assert desk.dumps(desk.export_story(story), pretty=False) == lines[2]
@@ -300,7 +300,7 @@ def test_export_story_matches_the_file_line(stories_file):
 
 
 def test_ids_with_leading_zeros_stay_strings_end_to_end(stories_file):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     story = Story.objects.get(id="0012345678901234567")
     assert story.id == "0012345678901234567"
     assert Manifest.objects.get(id="0000000000000000042").id == "0000000000000000042"
@@ -325,7 +325,7 @@ def test_ids_with_leading_zeros_stay_strings_end_to_end(stories_file):
 
 
 def test_19_digit_ids_survive_without_float_rounding(stories_file):
-    call_command("import_stories", str(stories_file), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(stories_file), stdout=io.StringIO())
     # 1792100000000000013 is not representable as a float: a float round trip would change it.
     assert float("1792100000000000013") == float("1792100000000000012")
     assert Claim.objects.filter(id="1792100000000000013").exists()

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from html import unescape
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.db import connection, connections, transaction
 from django.test import Client
 
@@ -283,7 +284,7 @@ def test_a_writer_edits_pending_changes_but_cannot_publish_or_discard_them(demo,
     response = as_writer.post(f"/admin/stories/story/{draft.pk}/publish-changes/", {"note_kind": "none"})
     assert response.status_code == 403
     assert as_writer.post(f"/admin/stories/story/{draft.pk}/discard-changes/", {}).status_code == 403
-    with pytest.raises(actions.PermissionDenied):
+    with pytest.raises(PermissionDenied):
         drafts.publish_changes(draft=draft, user=writer)
     assert Story.objects.filter(pk=draft.pk).exists() and page_text(client) == before
 

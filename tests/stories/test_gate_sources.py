@@ -137,7 +137,7 @@ def test_a_claim_may_be_added_to_a_cited_manifest(demo, tmp_path):
 
 
 def test_filling_a_cited_stub_by_import_is_allowed_audited_and_rechecked(db):
-    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     assert Story.objects.get(id="81").is_published
     assert Claim.objects.get(id=CITED_CLAIM).has_text is False
     checks = CheckResult.objects.filter(story_id="81").count()

@@ -205,7 +205,7 @@ def test_an_import_that_changes_a_story_shows_at_once(api, stories):
     warm(api, "81")
     doc = desk.export_story(loaded("81"))
     doc["headline"] = "Re-imported headline"
-    desk.import_story(desk.validate(doc))
+    actions.import_story(desk.validate(doc), restore=True)
     assert listed(api, "81")["story"]["headline"] == "Re-imported headline"
     assert api.get("/api/v1/stories/81/").json()["headline"] == "Re-imported headline"
     assert api.get("/api/v1/stories/81/ninjs").json()["headlines"][0]["value"] == "Re-imported headline"

@@ -21,7 +21,7 @@ def overridden(demo, story_doc):
     editor = UserFactory(username="edna", first_name="Edna", last_name="Krabappel", is_staff=True)
     editor.groups.add(Group.objects.get(name="Editor"))
     doc = story_doc(id=STORY_ID, slug="agent-training-again", edition="2026-10-16T02", published_at=None)
-    story = desk.import_story(desk.validate(doc)).story
+    story = actions.import_story(desk.validate(doc)).story
     return actions.publish_story(story=story, user=editor, override_reason=REASON)
 
 

@@ -81,7 +81,7 @@ def test_a_writer_key_may_not_rewrite_a_cited_manifest(writer_api, demo, seed_ma
 
 
 def test_a_writer_key_may_not_fill_a_cited_stub(writer_api, seed_manifests_doc):
-    call_command("import_stories", str(SEED_JSON), stdout=io.StringIO())
+    call_command("import_stories", "--restore", str(SEED_JSON), stdout=io.StringIO())
     assert Claim.objects.get(id=CITED_CLAIM).has_text is False
     entry = entry_of(seed_manifests_doc)
     entry["claims"] = [{"claim_id": CITED_CLAIM, "text": "Exactly what paragraph one says.", "self_reported": False}]

@@ -62,7 +62,7 @@ def test_submission_stored_as_draft_with_rubric(
     writer_api, story_doc, stub_checks, manifests_loaded, django_assert_max_num_queries
 ):
     stub_checks(RUBRIC_FAIL)
-    # Nearly all of it is stories.desk.import_story writing the seed's sections and cites (71 today).
+    # Nearly all of it is stories.actions.import_story writing the seed's sections and cites (71 today).
     with django_assert_max_num_queries(80):
         response = writer_api.post("/api/v1/submissions/", submission(story_doc), format="json")
     assert response.status_code == 201, response.content

@@ -1,4 +1,9 @@
-"""Import desk/1 stories: one per .json file, one per line of a .jsonl file; upsert by id."""
+"""Import desk/1 stories: one per .json file, one per line of a .jsonl file; upsert by id.
+
+Through the gate: a story marked as published is published by the publish action, checks
+included; one the checks refuse is imported as a draft, named with its file, line and
+failing criteria, and the command exits non-zero. ``--restore`` restores a backup: every
+story keeps the state it was exported in (no checks), audited as ``restore``."""
 
 import time
 from pathlib import Path
@@ -6,27 +11,36 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from stories import desk
-from stories.desk.bulk import import_batch
+from stories import actions, desk
 
-BATCH_SIZE = 500  # documents validated, then written together (stories.desk.bulk)
+BATCH_SIZE = 500  # documents validated, then written together (stories.actions.bulk)
 PROGRESS_INTERVAL = 0.2  # seconds between redraws of the progress bar
 BAR_WIDTH = 30
 
 
 class Command(BaseCommand):
-    help = "Import hangingcontext.desk/1 stories (.json: one story; .jsonl: one per line). Upserts by story id."
+    help = (
+        "Import hangingcontext.desk/1 stories (.json: one story; .jsonl: one per line). Upserts by story id. "
+        "Stories marked as published are published only when they pass the checks (otherwise imported as drafts)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument(
+            "--restore",
+            action="store_true",
+            help="Restore a backup (export_stories): keep every story's state as exported, run no checks; "
+            "audited as restore.",
+        )
 
-    def handle(self, *args, files, **options):
+    def handle(self, *args, files, restore=False, **options):
         counts = {"created": 0, "updated": 0, "unchanged": 0}
-        failed = []
+        failed, held = [], 0
         for name in files:
             progress = Progress(self.stderr, name)
+            refused = []
             try:
-                file_counts = import_file(Path(name), progress=progress)
+                file_counts = import_file(Path(name), progress=progress, restore=restore, refused=refused)
             except desk.DeskError as exc:
                 progress.done()
                 failed.append(name)
@@ -40,11 +54,30 @@ class Command(BaseCommand):
             progress.done()
             for outcome, n in file_counts.items():
                 counts[outcome] += n
+            for line, result in refused:
+                self.stderr.write(f"{name}:{line}: {refusal(result)}")
+            held += len(refused)
         self.stdout.write(
             f"stories: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged"
         )
+        problems = []
         if failed:
-            raise CommandError(f"{len(failed)} file(s) rejected: {', '.join(failed)}")
+            problems.append(f"{len(failed)} file(s) rejected: {', '.join(failed)}")
+        if held:
+            problems.append(
+                f"{held} {'story' if held == 1 else 'stories'} not published (imported as drafts): the checks failed"
+            )
+        if problems:
+            raise CommandError("; ".join(problems))
+
+
+def refusal(result) -> str:
+    """What to tell of a story the checks refused to publish: the criteria that failed."""
+    failing = [c["name"] for c in result.refused.rubric["criteria"] if not c["passed"]]
+    return (
+        f"story {result.story.pk} imported as a draft, not published: the checks failed "
+        f"(score {result.refused.score:.2f}; failing: {', '.join(failing)})"
+    )
 
 
 class Progress:
@@ -102,14 +135,27 @@ def _clock(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> dict[str, int]:
-    """Import one file atomically: on any error nothing from the file is written.
+def import_file(
+    path: Path, *, progress=None, batch_size: int | None = None, restore: bool = False, refused: list | None = None
+) -> dict[str, int]:
+    """Import one file atomically: on any error nothing from the file is written. A story
+    the checks refuse to publish is no error: it is imported as a draft, and its (line,
+    ``ImportResult``) added to ``refused``.
     A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction,
     ``BATCH_SIZE`` documents at a time: each is validated, then the batch is written
-    (``stories.desk.bulk``). Errors name the file's line (JSONL) and the JSON path; the first
+    (``stories.actions.import_batch``). Errors name the file's line (JSONL) and the JSON path; the first
     error in the file's order is the one reported."""
     batch_size = batch_size or BATCH_SIZE
     counts = {"created": 0, "updated": 0, "unchanged": 0}
+    refused = [] if refused is None else refused
+
+    def write(batch) -> None:
+        refused.extend(actions.import_batch(batch, counts, restore=restore))
+        # With DEBUG on, Django keeps the last 9,000 queries' SQL, and a batch's INSERTs are
+        # megabytes each: drop them (unless a test is capturing queries).
+        if not connection.force_debug_cursor:
+            connection.queries_log.clear()
+
     with transaction.atomic():
         if path.suffix.lower() == ".jsonl":
             with path.open("rb") as fh:
@@ -123,15 +169,15 @@ def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> 
                     try:
                         doc = desk.parse(line)
                     except desk.DeskError as exc:
-                        import_batch(batch, counts)  # an error on an earlier line comes first
+                        write(batch)  # an error on an earlier line comes first
                         raise desk.DeskError(f"line {lineno}: {exc.path}", exc.message) from None
                     batch.append((lineno, doc))
                     if len(batch) >= batch_size:
-                        _write(batch, counts)
+                        write(batch)
                         batch = []
                     if progress:
                         progress(read, sum(counts.values()) + len(batch))
-                _write(batch, counts)
+                write(batch)
                 if progress:
                     progress(read, sum(counts.values()))
         else:
@@ -139,15 +185,10 @@ def import_file(path: Path, *, progress=None, batch_size: int | None = None) -> 
                 progress.start(path.stat().st_size)
             data = path.read_bytes()
             doc = desk.parse(data)
-            counts[desk.import_story(doc).outcome] += 1
+            result = actions.import_story(doc, restore=restore)
+            counts[result.outcome] += 1
+            if result.refused is not None:
+                refused.append((1, result))
             if progress:
                 progress(len(data), 1)
     return counts
-
-
-def _write(batch, counts) -> None:
-    import_batch(batch, counts)
-    # With DEBUG on, Django keeps the last 9,000 queries' SQL, and a batch's INSERTs are
-    # megabytes each: drop them (unless a test is capturing queries).
-    if not connection.force_debug_cursor:
-        connection.queries_log.clear()

@@ -1,15 +1,18 @@
-"""Load the demo newsroom: the demo story and its manifests (demo/). Idempotent."""
+"""Load the demo newsroom: the demo story and its manifests (demo/). Idempotent.
+
+The story goes through the actions like any import, audited as ``loaddemo``, and is
+published by the publish action (it passes its checks)."""
 
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from manifests import formats
 from newsroom.infra.jsondoc import loads
 from newsroom.models import SiteProfile
-from stories import desk
+from stories import actions, desk
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 
@@ -28,7 +31,10 @@ class Command(BaseCommand):
             for path in sorted(DEMO_DIR.glob("*.json")):
                 if path.name.endswith(".manifests.json"):
                     continue
-                story_counts[desk.import_story(desk.parse(path.read_bytes()), action="loaddemo").outcome] += 1
+                result = actions.import_story(desk.parse(path.read_bytes()), action="loaddemo")
+                if result.refused is not None:
+                    raise CommandError(f"{path.name}: the demo story does not pass its checks; nothing loaded")
+                story_counts[result.outcome] += 1
         self.stdout.write(
             "demo: manifests {created} created, {updated} updated, {unchanged} unchanged; ".format(**manifest_counts)
             + "stories {created} created, {updated} updated, {unchanged} unchanged".format(**story_counts)

@@ -1,0 +1,101 @@
+"""The commit step: the one way a change to a story is made final.
+
+Every action ends here, inside its transaction: the story's version is bumped, the story's
+desk/1 document of that version is kept as a ``Revision``, one typed ``AuditEntry`` is
+written, the story's fingerprint (what ``not_a_repeat`` compares) is refreshed, and the
+action's signal is sent (so that receivers, the syndication outbox and the caches, commit
+or roll back with it). ``commit_new`` does the same for many new stories at once (the bulk
+import), building its rows with the same functions.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from newsroom.infra.bulk import bulk_insert
+from newsroom.infra.pagecache import bump
+from stories import desk, signals
+from stories.fingerprints import fingerprint_of
+from stories.models import AuditEntry, Revision, Story, StoryFingerprint
+
+__all__ = ["audit_entry", "commit", "commit_new", "record_revision"]
+
+
+def audit_entry(story, action: str, user, *, version: int, reason: str = "", details: dict | None = None):
+    """The (unsaved) audit row of an action; ``action`` must be one of ``AuditEntry.Action``."""
+    if action not in AuditEntry.Action.values:
+        raise ValueError(f"unknown audit action {action!r}: use one of {', '.join(AuditEntry.Action.values)}")
+    return AuditEntry(
+        story_id=story.pk, action=action, user=user, version=version, reason=reason, details=details or {}
+    )
+
+
+def _fingerprint(story, data: dict) -> StoryFingerprint:
+    sig, claim_ids = fingerprint_of(data)
+    return StoryFingerprint(story_id=story.pk, minhash=sig, claim_ids=claim_ids)
+
+
+def record_revision(story, *, user=None) -> dict:
+    """Keep the loaded story's desk/1 document as of its version (one revision per version).
+    Returns the document."""
+    data = desk.export_story(story)
+    Revision.objects.update_or_create(story=story, version=story.version, defaults={"data": data, "created_by": user})
+    return data
+
+
+def commit(
+    story: Story,
+    *,
+    action: str,
+    user=None,
+    write=None,
+    reason: str = "",
+    details: dict | None = None,
+    signal=signals.story_updated,
+    **signal_kwargs,
+) -> Story:
+    """Make a change to ``story`` final; call inside the action's ``transaction.atomic()``.
+
+    ``story`` is the story as the action changed it (a new, unsaved one gets version 1, a
+    stored one its version plus one). ``write`` (no arguments) does the action's writes (the
+    story's fields, its parts); without it the story itself is saved. ``signal`` (None for
+    none) is sent with ``story``, ``user`` and ``signal_kwargs``. Returns the story, loaded
+    with ``with_everything()``, at its new version.
+    """
+    assert transaction.get_connection().in_atomic_block, "commit() runs inside the action's transaction"
+    audit_entry(story, action, user, version=1)  # an unknown action is refused before anything is written
+    story.version = 1 if story._state.adding else story.version + 1
+    if write is None:
+        story.save()
+    else:
+        write()
+    # ``write`` may have saved only the story's parts: the bump lands regardless.
+    Story.objects.filter(pk=story.pk).update(version=story.version, updated_at=timezone.now())
+    loaded = Story.objects.with_everything().get(pk=story.pk)
+    data = record_revision(loaded, user=user)
+    audit_entry(loaded, action, user, version=loaded.version, reason=reason, details=details).save()
+    fp = _fingerprint(loaded, data)
+    StoryFingerprint.objects.update_or_create(story=loaded, defaults={"minhash": fp.minhash, "claim_ids": fp.claim_ids})
+    if signal is not None:
+        signal.send(sender=Story, story=loaded, user=user, **signal_kwargs)
+    return loaded
+
+
+def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None) -> None:
+    """The commit step of many new stories, written (at version 1) in bulk: their revisions
+    (``data``, each story's desk/1 document as ``export_story`` renders it), audit entries and
+    fingerprints, one INSERT per table. No story signal: a new story is in no cache and in
+    no partner's feed; the ``lists`` generation is bumped once (``Story`` ``post_save``,
+    which bulk writes do not send, bumps it for a story saved one at a time)."""
+    if not pairs:
+        return
+    audits = [audit_entry(story, action, user, version=1) for story, _ in pairs]
+    bulk_insert(
+        Revision,
+        [Revision(story_id=story.pk, version=1, created_by=user, data=data) for story, data in pairs],
+        ids=False,
+    )
+    bulk_insert(AuditEntry, audits, ids=False)
+    bulk_insert(StoryFingerprint, [_fingerprint(story, data) for story, data in pairs])
+    bump("lists")

@@ -1,0 +1,143 @@
+"""desk/1 documents into the database, through the gate.
+
+A document's content is written as a draft (a stored story keeps its state); a document
+that asks to be published (``published_at`` set) is then published by ``publish_story``,
+checks included, keeping its ``published_at`` as the first publication time. When the
+checks fail it stays a draft, and its ``ImportResult.refused`` holds the failing
+``CheckResult``. A document not published, of a story that is, takes it down
+(``unpublish_story``).
+
+``restore=True`` (a backup restored) is the one exception: the document's state is kept
+as exported (published stays published, with its time), no checks run, and every write is
+audited as ``restore``.
+
+``import_batch(items, counts)`` imports documents (each with its line number) in file
+order, with the result ``import_story`` would give importing them one by one: a *new*
+story (its id, and its slug on its edition date, free in the database and not used
+earlier in the batch) is written with the other new stories around it (``bulk``); any
+other document goes through ``import_story``, after the new stories before it are
+written; when the database refuses a run of new stories, the run is rolled back to its
+savepoint and imported one story at a time, so that the error names the line it comes
+from. New stories asking to be published are published one by one, after their run.
+"""
+
+from __future__ import annotations
+
+from django.db import DataError, IntegrityError, transaction
+from django.db.models import Q
+
+from stories.desk import DeskError, ImportResult, resolve_batch_references, resolve_references
+from stories.models import Story
+
+from .base import ChecksFailed
+from .bulk import Item, write_new
+from .rows import save_document
+from .verbs import publish_story, unpublish_story
+
+__all__ = ["ImportResult", "Refused", "import_batch", "import_story", "save_document"]
+
+Refused = tuple[int, ImportResult]  # (line number, the result of a document the checks refused)
+
+
+def import_story(doc: dict, *, user=None, action: str = "import", restore: bool = False) -> ImportResult:
+    """Upsert a validated story by id, atomically, then publish it when it asks to be (see
+    the module's docstring). Creates the newsroom, beat and edition it names, and stub
+    manifests/claims for cites the database lacks."""
+    resolve_references(doc)
+    try:
+        with transaction.atomic():
+            result = save_document(doc, user=user, action="restore" if restore else action, restore=restore)
+    except (IntegrityError, DataError) as exc:
+        # Validation should catch everything first; if the database still refuses a row,
+        # report it like any other bad input (the transaction has been rolled back).
+        raise DeskError("$", f"the database refused this story: {exc}") from exc
+    if not restore:
+        _take_state(result, doc, user=user)
+    return result
+
+
+def _take_state(result: ImportResult, doc: dict, *, user) -> None:
+    """Publish (or take down) the written story as its document asks, through the actions."""
+    story, published = result.story, Story.Status.PUBLISHED
+    if doc["published_at"] is not None and story.status != published:
+        try:
+            result.story = publish_story(story=story, user=user, at=doc["published_at"])
+        except ChecksFailed as exc:
+            result.story = Story.objects.with_everything().get(pk=story.pk)
+            result.refused = exc.result
+    elif doc["published_at"] is None and story.status == published:
+        result.story = unpublish_story(story=story, user=user, reason="imported as not published")
+
+
+def _at(line: int, exc: DeskError) -> DeskError:
+    return DeskError(f"line {line}: {exc.path}", exc.message)
+
+
+def import_batch(
+    items: list[Item], counts: dict[str, int], *, user=None, action: str = "import", restore: bool = False
+) -> list[Refused]:
+    """Import ``items`` in order, adding each outcome to ``counts``; returns the documents
+    the checks refused to publish (imported as drafts). Call inside
+    ``transaction.atomic()``: on a DeskError (its path starts with the line) the caller
+    rolls back."""
+    refused: list[Refused] = []
+    if not items:
+        return refused
+    ids = [doc["id"] for _, doc in items if doc["id"]]
+    slugs = {doc["slug"] for _, doc in items}
+    dates = {doc["edition"][:10] for _, doc in items}
+    taken_ids, taken_keys = set(), set()
+    clashing = Story.objects.filter(Q(id__in=ids) | Q(slug__in=slugs, edition_date__in=dates))
+    for sid, date, slug in clashing.order_by().values_list("id", "edition_date", "slug"):
+        taken_ids.add(sid)
+        taken_keys.add((date.isoformat(), slug))
+
+    run: list[Item] = []
+    opts = {"user": user, "action": action, "restore": restore}
+    for line, doc in items:
+        key = (doc["edition"][:10], doc["slug"])
+        if key not in taken_keys and (doc["id"] is None or doc["id"] not in taken_ids):
+            run.append((line, doc))
+        else:
+            _create_new(run, counts, refused, **opts)
+            run = []
+            _one(line, doc, counts, refused, **opts)
+        # Whatever happened to it, a later document with this id or slug is not new.
+        taken_keys.add(key)
+        if doc["id"]:
+            taken_ids.add(doc["id"])
+    _create_new(run, counts, refused, **opts)
+    return refused
+
+
+def _one(line: int, doc: dict, counts, refused: list[Refused], **opts) -> None:
+    try:
+        result = import_story(doc, **opts)
+    except DeskError as exc:
+        raise _at(line, exc) from None
+    counts[result.outcome] += 1
+    if result.refused is not None:
+        refused.append((line, result))
+
+
+def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action: str, restore: bool) -> None:
+    if not run:
+        return
+    known = resolve_batch_references(run)
+    try:
+        with transaction.atomic():
+            stories = write_new(run, known, user=user, action="restore" if restore else action, restore=restore)
+    except (IntegrityError, DataError):
+        # Rolled back to the savepoint. One by one, the refusal is reported with its line
+        # (as the per-story path reports it), or, if it came from the batch as a whole,
+        # the stories are imported after all.
+        for line, doc in run:
+            _one(line, doc, counts, refused, user=user, action=action, restore=restore)
+        return
+    counts["created"] += len(run)
+    if not restore:
+        for (line, doc), story in zip(run, stories):
+            result = ImportResult(story, "created")
+            _take_state(result, doc, user=user)
+            if result.refused is not None:
+                refused.append((line, result))
