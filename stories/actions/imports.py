@@ -7,6 +7,11 @@ checks fail it stays a draft, and its ``ImportResult.refused`` holds the failing
 ``CheckResult``. A document not published, of a story that is, takes it down
 (``unpublish_story``).
 
+A document that would change the content of a live (published or scheduled) story is
+refused, writing nothing: a live story changes only through its pending changes, which
+run the checks. An unchanged document of a live story is accepted (importing the same file
+twice changes nothing).
+
 ``restore=True`` (a backup restored) is the one exception: the document's state is kept
 as exported (published stays published, with its time), no checks run, and every write is
 audited as ``restore``.
@@ -44,9 +49,19 @@ def import_story(doc: dict, *, user=None, action: str = "import", restore: bool 
     the module's docstring). Creates the newsroom, beat and edition it names, and stub
     manifests/claims for cites the database lacks."""
     resolve_references(doc)
+    live = None if restore else _live_story(doc)
     try:
         with transaction.atomic():
             result = save_document(doc, user=user, action="restore" if restore else action, restore=restore)
+            if live is not None and result.outcome != "unchanged":
+                # Readers would see the new text at once, unchecked: a live story changes
+                # only through its pending changes in the desk (or a restore).
+                raise DeskError(
+                    "$",
+                    f"story {live.pk} ({live.path}) is {live.status}: its content changes only through "
+                    "pending changes in the desk, which run the checks (or import_stories --restore "
+                    "to restore a backup); nothing was written",
+                )
     except (IntegrityError, DataError) as exc:
         # Validation should catch everything first; if the database still refuses a row,
         # report it like any other bad input (the transaction has been rolled back).
@@ -54,6 +69,15 @@ def import_story(doc: dict, *, user=None, action: str = "import", restore: bool 
     if not restore:
         _take_state(result, doc, user=user)
     return result
+
+
+def _live_story(doc: dict) -> Story | None:
+    """The published or scheduled story the document names (by id, else by edition date and
+    slug), if any."""
+    stories = Story.objects.filter(status__in=[Story.Status.PUBLISHED, Story.Status.SCHEDULED])
+    if doc["id"]:
+        return stories.filter(pk=doc["id"]).first()
+    return stories.filter(edition_date=doc["edition"][:10], slug=doc["slug"], draft_of__isnull=True).first()
 
 
 def _take_state(result: ImportResult, doc: dict, *, user) -> None:

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from stories.models import AuditEntry, CheckResult, Story
 from syndication.models import Partner, WebhookDelivery, WebhookEndpoint
-from tests.conftest import SEED_JSON, SEED_MANIFESTS
+from tests.seed import SEED_JSON, SEED_MANIFESTS
 
 pytestmark = pytest.mark.django_db
 
@@ -111,3 +111,25 @@ def test_loaddemo_publishes_the_demo_through_the_publish_action(db):
         "publish",
     ]
     assert CheckResult.objects.filter(story=story, passed=True).exists()
+
+
+def test_an_import_that_would_change_a_live_story_is_refused_and_writes_nothing(tmp_path, demo, story_doc):
+    """Readers would see the new text at once, unchecked: a live story changes only through
+    its pending changes in the desk."""
+    before = (demo.version, demo.headline, demo.revisions.count())
+    changed = story_doc(headline="Bananas are the leading cause of orbital decay")
+    path = write_jsonl(tmp_path, [changed])
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("import_stories", path, stdout=io.StringIO(), stderr=err)
+    assert "story 81 (/stories/2026-10-16/" in err.getvalue()
+    assert "is published: its content changes only through pending changes" in err.getvalue()
+    story = Story.objects.get(pk=demo.pk)
+    assert (story.version, story.headline, story.revisions.count()) == before
+    assert story.status == Story.Status.PUBLISHED
+
+
+def test_importing_a_live_story_unchanged_changes_nothing(demo):
+    version = demo.version
+    quiet("import_stories", str(SEED_JSON))
+    assert Story.objects.get(pk=demo.pk).version == version
