@@ -5,6 +5,7 @@ which readers never see, and an editor publishes the changes through the checks 
 override with a reason), optionally with a public correction; or discards them.
 """
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from html import unescape
@@ -370,3 +371,15 @@ def test_publishing_changes_racing_another_action_on_the_live_story_serialises(t
         assert Story.objects.filter(pk=draft.pk).exists()
     if other == "correct":
         assert live.corrections.count() == 1 and live.status == Story.Status.PUBLISHED
+
+
+def test_pending_changes_are_not_exported(demo, editor):
+    """desk/1 has no place for them: a restore would make them a story of their own."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    drafts.start_changes(story=demo, user=editor)
+    out = StringIO()
+    call_command("export_stories", stdout=out)
+    assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == [demo.pk]
