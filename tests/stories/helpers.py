@@ -11,6 +11,20 @@ from tests.factories import UserFactory
 # --------------------------------------------------------------------------- the desk
 
 
+def change_url(story) -> str:
+    """The admin change page of ``story``."""
+    return f"/admin/stories/story/{story.pk}/change/"
+
+
+def client_for(user):
+    """A test client logged in as ``user``."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 def member_of(group: str, username: str):
     """A staff user in ``group`` (Editor, Writer)."""
     user = UserFactory(username=username, is_staff=True)

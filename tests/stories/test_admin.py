@@ -3,25 +3,14 @@
 from html.parser import HTMLParser
 
 import pytest
-from django.test import Client
 
 from manifests.models import Claim, Manifest
 from stories import actions, signals
 from stories.models import AuditEntry, CheckResult, Cite, CiteClaim, Correction, Revision, Section, Story
 from tests.factories import ClaimFactory, ManifestFactory
-from tests.stories.helpers import form_data
+from tests.stories.helpers import change_url, client_for, form_data
 
 pytestmark = pytest.mark.django_db
-
-
-def change_url(story):
-    return f"/admin/stories/story/{story.pk}/change/"
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -13,38 +13,17 @@ from html import unescape
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.db import connection, connections, transaction
-from django.test import Client
 
 from stories import actions, signals
 from stories.actions import drafts
 from stories.history import prose_diff
 from stories.models import AuditEntry, CheckResult, Correction, Paragraph, Story
-from tests.stories.helpers import form_data, member_of
+from tests.stories.helpers import change_url, client_for, form_data
 
 pytestmark = pytest.mark.django_db
 
 PAGE = "/stories/2026-10-16/agent-training-stack/"
 BANANAS = "Bananas are the leading cause of orbital decay, say 900 zookeepers."
-
-
-def change_url(story):
-    return f"/admin/stories/story/{story.pk}/change/"
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def editor(db):
-    return member_of("Editor", "edna")
-
-
-@pytest.fixture
-def writer(db):
-    return member_of("Writer", "walt")
 
 
 @pytest.fixture
