@@ -27,7 +27,7 @@ class Publication:
     overridden: bool
     score: float | None
     reason: str
-    editor: str  # who published it: full name, else username; "" for the system itself
+    editor: str  # who published it, by full name; "" for the system itself or a user with no name
     revised_by_people: bool  # a person edited the story before this publication
     rubric: dict | None = field(default=None, compare=False)
 
@@ -39,10 +39,12 @@ class Publication:
 
 
 def display_name(user) -> str:
-    """A person as the public record names them: full name, or username when none."""
+    """A person as the public record names them: their full name. Never the username: that
+    is half of a login, and the public record would hand it to anyone guessing passwords.
+    A user with no name is left unnamed ("an editor")."""
     if user is None:
         return ""
-    return user.get_full_name().strip() or user.get_username()
+    return user.get_full_name().strip()
 
 
 def publication_of(story) -> Publication | None:

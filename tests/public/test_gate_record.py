@@ -136,12 +136,14 @@ def test_a_story_people_wrote_has_no_agent_wording_and_names_the_editor(client, 
     assert "Every server-side check passed when this version was published (score 1.00)" in text_of(html)
 
 
-def test_an_editor_without_a_name_is_named_by_username(manifests_loaded, story_doc):
+def test_an_editor_without_a_name_is_not_named_by_their_login(manifests_loaded, story_doc):
+    """A username is half of a login: the public record never shows it."""
     nameless = editor_named("desk-night")
     story = import_draft(story_doc, slug="agent-training-by-hand", writer={"agent": "", "run_id": ""})
     actions.publish_story(story=story, user=nameless)
     disclosure = desk.export_story(Story.objects.with_everything().get(pk=story.pk))["disclosure"]
-    assert "desk-night took editorial responsibility" in disclosure
+    assert "desk-night" not in disclosure
+    assert "an editor took editorial responsibility" in disclosure
 
 
 def test_an_agents_story_revised_by_people_names_the_editor(manifests_loaded, story_doc, editor):
