@@ -192,62 +192,55 @@ def _simple_verb(model_admin, request, object_id, *, perm, form_class, template,
     return _page(model_admin, request, story, template, title, form=form)
 
 
-def unpublish(model_admin, request, object_id):
-    return _simple_verb(
-        model_admin,
-        request,
-        object_id,
-        perm="stories.publish_story",
-        form_class=ReasonForm,
-        template="verb_form.html",
-        title="Unpublish",
-        done="Unpublished: the story is a draft again.",
-        run=lambda story, data: actions.unpublish_story(story=story, user=request.user, reason=data["reason"]),
-    )
+def _verb(*, perm, form_class, title, done, run):
+    """An admin view for a verb whose page is one form: ``run(story, data, user)`` does it."""
+
+    def view(model_admin, request, object_id):
+        return _simple_verb(
+            model_admin,
+            request,
+            object_id,
+            perm=perm,
+            form_class=form_class,
+            template="verb_form.html",
+            title=title,
+            done=done,
+            run=lambda story, data: run(story, data, request.user),
+        )
+
+    return view
 
 
-def schedule(model_admin, request, object_id):
-    return _simple_verb(
-        model_admin,
-        request,
-        object_id,
-        perm="stories.publish_story",
-        form_class=ScheduleForm,
-        template="verb_form.html",
-        title="Schedule",
-        done="Scheduled. The checks run again at publish time.",
-        run=lambda story, data: actions.schedule_story(story=story, user=request.user, when=data["when"]),
-    )
-
-
-def unschedule(model_admin, request, object_id):
-    return _simple_verb(
-        model_admin,
-        request,
-        object_id,
-        perm="stories.publish_story",
-        form_class=ReasonForm,
-        template="verb_form.html",
-        title="Cancel the schedule",
-        done="Schedule cancelled: the story is a draft again.",
-        run=lambda story, data: actions.cancel_schedule(story=story, user=request.user, reason=data["reason"]),
-    )
-
-
-def correct(model_admin, request, object_id):
-    return _simple_verb(
-        model_admin,
-        request,
-        object_id,
-        perm="stories.add_correction",
-        form_class=CorrectionForm,
-        template="verb_form.html",
-        title="Record a correction",
-        done="Correction recorded. It is now on the story and can never be edited or deleted.",
-        run=lambda story, data: actions.record_correction(
-            story=story, user=request.user, kind=data["kind"], text=data["text"]
-        ),
-    )
+unpublish = _verb(
+    perm="stories.publish_story",
+    form_class=ReasonForm,
+    title="Unpublish",
+    done="Unpublished: the story is a draft again.",
+    run=lambda story, data, user: actions.unpublish_story(story=story, user=user, reason=data["reason"]),
+)
+schedule = _verb(
+    perm="stories.publish_story",
+    form_class=ScheduleForm,
+    title="Schedule",
+    done="Scheduled. The checks run again at publish time.",
+    run=lambda story, data, user: actions.schedule_story(story=story, user=user, when=data["when"]),
+)
+unschedule = _verb(
+    perm="stories.publish_story",
+    form_class=ReasonForm,
+    title="Cancel the schedule",
+    done="Schedule cancelled: the story is a draft again.",
+    run=lambda story, data, user: actions.cancel_schedule(story=story, user=user, reason=data["reason"]),
+)
+correct = _verb(
+    perm="stories.add_correction",
+    form_class=CorrectionForm,
+    title="Record a correction",
+    done="Correction recorded. It is now on the story and can never be edited or deleted.",
+    run=lambda story, data, user: actions.record_correction(
+        story=story, user=user, kind=data["kind"], text=data["text"]
+    ),
+)
 
 
 # --------------------------------------------------------------------------- pending changes
