@@ -43,7 +43,7 @@ class Clause:
     tokens: list[str]
     content: frozenset = frozenset()
     negations: list[str] = field(default_factory=list)
-    terms: dict = field(default_factory=dict)  # group index -> {side: word}
+    terms: dict = field(default_factory=dict)  # group index -> [(side, word)] in order
     frames: list[Frame] = field(default_factory=list)
 
     @property
@@ -67,6 +67,17 @@ def _window(tokens: list[str], start: int, step: int) -> list[str]:
             out.append(tokens[i])
         i += step
     return out[::-1] if step < 0 else out
+
+
+def _comparator_before(tokens: list[str], than: int) -> int | None:
+    """The index of "more"/"higher"/... up to ``WINDOW`` words before "than" ("more common than")."""
+    comparators = lexicon().than_comparators
+    for k in range(than - 1, max(-1, than - 2 - WINDOW), -1):
+        if tokens[k] in _PUNCT:
+            return None
+        if tokens[k] in comparators:
+            return k
+    return None
 
 
 def _frame(type_, pref: list[str], rej: list[str], cue: str, comparator: str = "") -> Frame | None:
@@ -103,9 +114,9 @@ def _read(tokens: list[str]) -> Clause:
             f = _frame(CONTRAST, _window(tokens, i - 1, -1), _window(tokens, i + 2, 1), f"{tok} {nxt}")
             if f:
                 clause.frames.append(f)
-        elif tok == "than" and i > 0 and tokens[i - 1] in lex.than_comparators:
-            comparator = tokens[i - 1]
-            before, after = _window(tokens, i - 2, -1), _window(tokens, i + 1, 1)
+        elif tok == "than" and (at := _comparator_before(tokens, i)) is not None:
+            comparator = tokens[at]
+            before, after = _window(tokens, at - 1, -1), _window(tokens, i + 1, 1)
             up = all(side == 0 for _, side in lex.terms.get(comparator, [(0, 0)]))
             f = _frame(THAN, before if up else after, after if up else before, "than", comparator)
             if f:
@@ -130,11 +141,16 @@ def _read(tokens: list[str]) -> Clause:
             continue
         if tok == "not" and nxt in lex.not_negation_after_not:
             continue
+        if tok == "nor" and "neither" in tokens[:i]:
+            continue  # "neither … nor" is one negation
+        if tok in ("zero", "0") and nxt == "of":  # "zero of the bridges" = "none of the bridges"
+            clause.negations.append(tok)
+            continue
         if tok in lex.negation or tok.endswith(("n't", "n’t")):
             clause.negations.append(tok)
             continue
         for group, side in lex.terms.get(tok, ()):
-            clause.terms.setdefault(group, {}).setdefault(side, tok)
+            clause.terms.setdefault(group, []).append((side, tok))
     clause.content = _content([t for t in tokens if t not in lex.terms and t not in lex.negation])
     return clause
 

@@ -98,25 +98,53 @@ def _contradiction(s: Clause, a: Clause) -> tuple[str, tuple, str] | None:
                 )
     agreed = False
     comparators = {f.comparator for f in s.frames + a.frames if f.type == THAN} if than_pair else set()
-    for group, s_sides in s.terms.items():
-        a_sides = a.terms.get(group)
-        if not a_sides or len(s_sides) != 1 or len(a_sides) != 1:
+    for group, s_terms in s.terms.items():
+        a_terms = a.terms.get(group)
+        if not a_terms:
             continue
-        [(s_side, s_word)], [(a_side, a_word)] = s_sides.items(), a_sides.items()
-        if s_word in comparators or a_word in comparators:
+        s_terms = [t for t in s_terms if t[1] not in comparators]
+        a_terms = [t for t in a_terms if t[1] not in comparators]
+        pair = _opposed_pair(s_terms, a_terms, s.negated != a.negated)
+        if pair is None:
             continue
-        if (s_side ^ s.negated) != (a_side ^ a.negated):
-            if s.negated == a.negated:
-                return kinds[group], (s_word, a_word), f"{s_word} vs {a_word}"
-            sn = " ".join(s.negations + [s_word]) if s.negated else s_word
-            an = " ".join(a.negations + [a_word]) if a.negated else a_word
-            return "negation", (sn, an), f"{sn} vs {an}"
-        agreed = True
+        if pair is True:
+            agreed = True
+            continue
+        (_, s_word), (_, a_word) = pair
+        if s.negated == a.negated:
+            return kinds[group], (s_word, a_word), f"{s_word} vs {a_word}"
+        sn = " ".join(s.negations + [s_word]) if s.negated else s_word
+        an = " ".join(a.negations + [a_word]) if a.negated else a_word
+        return "negation", (sn, an), f"{sn} vs {an}"
     if s.negated != a.negated and not agreed:
         if s.negated:
             return "negation", (s.negations[0], ""), f"the sentence says '{s.negations[0]}' where its claim does not"
         return "negation", ("", a.negations[0]), f"the claim says '{a.negations[0]}' where the sentence does not"
     return None
+
+
+def _opposed_pair(s_terms: list, a_terms: list, flipped: bool):
+    """The first (sentence term, claim term) on opposite sides (a negation on one side only
+    ``flipped`` the sentence's sides); True when the terms agree; None when they cannot tell.
+    Terms are counted by side when both clauses have as many; else each clause must use
+    one side only."""
+    if not s_terms or not a_terms:
+        return None
+    if len(s_terms) == len(a_terms) > 1:  # compared as counts of each side: voice reorders them
+        s_count = [sum((t[0] ^ flipped) == side for t in s_terms) for side in (0, 1)]
+        a_count = [sum(t[0] == side for t in a_terms) for side in (0, 1)]
+        if s_count == a_count:
+            return True
+        side = 0 if s_count[0] > a_count[0] else 1
+        st = next(t for t in s_terms if (t[0] ^ flipped) == side)
+        at = next(t for t in a_terms if t[0] != side)
+        return st, at
+    s_sides, a_sides = {t[0] for t in s_terms}, {t[0] for t in a_terms}
+    if len(s_sides) != 1 or len(a_sides) != 1:
+        return None
+    if (s_terms[0][0] ^ flipped) != a_terms[0][0]:
+        return s_terms[0], a_terms[0]
+    return True
 
 
 def _side(word: str) -> int:
