@@ -119,6 +119,12 @@ CHECKS_REPEAT_WINDOW_HOURS = env.int("CHECKS_REPEAT_WINDOW_HOURS", default=72)
 CHECKS_REPEAT_SIMILARITY = env.float("CHECKS_REPEAT_SIMILARITY", default=0.6)
 CHECKS_SUPPORT_THRESHOLD = env.float("CHECKS_SUPPORT_THRESHOLD", default=0.5)
 CHECKS_SENTENCE_OVERLAP = env.float("CHECKS_SENTENCE_OVERLAP", default=0.5)
+# The support judge (docs/checks.md): a dotted path to a class with judge(sentence, claims).
+CHECKS_JUDGE = env("CHECKS_JUDGE", default="stories.checks.meaning.judge.DeterministicJudge")
+CHECKS_JUDGE_URL = env("CHECKS_JUDGE_URL", default="")  # an OpenAI-compatible chat completions URL
+CHECKS_JUDGE_MODEL = env("CHECKS_JUDGE_MODEL", default="")
+CHECKS_JUDGE_TIMEOUT = env.float("CHECKS_JUDGE_TIMEOUT", default=5.0)
+CHECKS_JUDGE_API_KEY = env("CHECKS_JUDGE_API_KEY", default="")
 
 # --- Security. Secure by default outside DEBUG; check --deploy is clean with DEBUG=0.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None

@@ -222,6 +222,11 @@ def _norm_word(word: str) -> str:
     return stem(word.lower())
 
 
+def stemmed(word: str) -> str:
+    """A word as the wording test compares it: lowercased and lightly stemmed."""
+    return _norm_word(word)
+
+
 def content_tokens(text: str) -> set[str]:
     """Lowercase, stemmed words that carry meaning (no stopwords)."""
     out = set()

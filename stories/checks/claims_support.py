@@ -11,6 +11,16 @@ For each unit (paragraph or key fact) that cites claims:
    ``CHECKS_SUPPORT_THRESHOLD`` of the unit's sentences must be backed. An unbacked
    sentence with no figure and no name is editorial analysis: an ``info`` finding.
 
+4. numbers written in words ("four", "a dozen", "half", "twice", "zero") in a sentence with
+   claim-like content are figures too, compared as digits are;
+5. the support judge (``CHECKS_JUDGE``, by default ``meaning.DeterministicJudge``) reads
+   each sentence against the cited claims: a negation, an opposed term ("rose" against
+   "fell") or swapped roles ("speed, not cost" against "cost, not speed") is an error
+   that names its kind and quotes the claim.
+
+An unbacked sentence with no figure and no name is editorial analysis (``info``); it does
+not count against the backed share of a unit that has a backed sentence.
+
 A stub claim (known by id, no text yet) supports nothing: its finding says so.
 
 A rubric stays small whatever the text: a finding quotes at most ``SENTENCE_EXCERPT``
@@ -23,7 +33,9 @@ from django.conf import settings
 from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
+from .meaning import CONTRADICTED, load_judge, word_figures
 
+CLAIM_LIKE = 0.34  # a sentence sharing this much wording with its claims states facts
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
 SENTENCE_EXCERPT = 1000
 MAX_UNIT_FINDINGS = 50
@@ -54,6 +66,7 @@ class Evidence:
         ]
         sources = [part for m in manifests for part in (m.title, m.publisher.name)]
         self.figures = {canon for text in self.texts + sources for _, canon in figures(text)}
+        self.figures |= {canon for text in self.texts + sources for _, canon in word_figures(text)}
         self.haystack = " " + " | ".join(name_key(t) for t in self.texts + sources) + " "
         self.wording = set().union(*(content_tokens(t) for t in self.texts))
         self.ranges = {(low, high) for text in self.texts for _, low, high in ranges(text)}
@@ -64,6 +77,7 @@ class ClaimsSupport(Criterion):
 
     def run(self, ctx) -> CriterionResult:
         findings, scores = [], []
+        self.judge = load_judge()
         for unit in ctx.units:
             if not any(cite["claim_ids"] for cite in unit.cites):
                 continue  # paragraphs_cited reports it
@@ -81,24 +95,28 @@ class ClaimsSupport(Criterion):
         if not evidence.texts and evidence.stubs:
             return findings, 0.0  # nothing to check against until the claims are loaded
         all_sentences = sentences(unit.text) or [unit.text]
-        backed = items = missing = 0
+        backed = items = missing = analysis = 0
         for sentence in all_sentences:
             is_backed, n_items, sentence_findings = self.check_sentence(unit.path, sentence, evidence)
             backed += is_backed
             items += n_items
             missing += sum(1 for f in sentence_findings if f["severity"] == ERROR)
+            analysis += any(f["severity"] == INFO for f in sentence_findings)
             findings += sentence_findings
         threshold = settings.CHECKS_SUPPORT_THRESHOLD
-        backed_share = backed / len(all_sentences)
+        # Analysis sentences never tip a unit that its claims back; a unit of nothing but
+        # analysis (or nothing backed) is judged on all its sentences.
+        counted = len(all_sentences) - analysis if backed else len(all_sentences)
+        backed_share = backed / counted
         if backed_share < threshold:
             findings.append(
                 finding(
                     ERROR,
                     unit.path,
-                    f"only {backed} of {len(all_sentences)} sentences are backed by the cited claims "
+                    f"only {backed} of {counted} sentences are backed by the cited claims "
                     f"(at least {threshold:.0%} must be)",
                     backed=backed,
-                    sentences=len(all_sentences),
+                    sentences=counted,
                 )
             )
         score = (min(1.0, backed_share / threshold) if threshold else 1.0) * (
@@ -121,8 +139,7 @@ class ClaimsSupport(Criterion):
         message = f"{len(rest)} more findings like these here are not listed"
         return [*kept, finding(severity, path, message, more=len(rest))]
 
-    @staticmethod
-    def check_sentence(path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
+    def check_sentence(self, path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence."""
         findings, quoted = [], excerpt(sentence)
         sentence_figures, sentence_names = figures(sentence), names(sentence)
@@ -136,6 +153,7 @@ class ClaimsSupport(Criterion):
                         f"{written} is not stated by any cited claim",
                         sentence=quoted,
                         figure=written,
+                        kind="figure",
                     )
                 )
         for written, low, high in ranges(sentence):
@@ -148,6 +166,7 @@ class ClaimsSupport(Criterion):
                         f"{written} reverses the cited claim's range (from {high} to {low})",
                         sentence=quoted,
                         figure=written,
+                        kind="range",
                     )
                 )
         for name in sentence_names:
@@ -160,15 +179,42 @@ class ClaimsSupport(Criterion):
                         f"{name} is not named by any cited claim, manifest title or source",
                         sentence=quoted,
                         name=name,
+                        kind="name",
                     )
                 )
         tokens = content_tokens(sentence)
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
+        n_meaning = 0
+        if overlap >= CLAIM_LIKE or sentence_figures or sentence_names:
+            for written, canon in word_figures(sentence):
+                n_meaning += 1
+                if canon not in evidence.figures:
+                    written = excerpt(written)
+                    message = f"{written} ({canon}) is not stated by any cited claim"
+                    findings.append(
+                        finding(ERROR, path, message, sentence=quoted, figure=written, kind="number", canonical=canon)
+                    )
+        reversed_range = any(f.get("kind") == "range" for f in findings)
+        if evidence.texts and not reversed_range:  # a reversed range is that fault's one finding
+            verdict = self.judge.judge(sentence, evidence.texts)
+            if verdict.label == CONTRADICTED:
+                n_meaning += 1
+                findings.append(
+                    finding(
+                        ERROR,
+                        path,
+                        f"contradicts its claim ({verdict.kind}): {excerpt(verdict.reason, 300)}",
+                        sentence=quoted,
+                        kind=verdict.kind,
+                        claim=excerpt(verdict.claim),
+                        terms=[excerpt(t, 200) for t in verdict.terms],
+                    )
+                )
         if not backed and (sentence_figures or sentence_names):
             message = f"little of this sentence's wording is in the cited claims ({overlap:.0%} of its words)"
             findings.append(finding(WARNING, path, message, sentence=quoted, overlap=round(overlap, 3)))
         elif not backed:
             message = f"editorial analysis: not backed by the cited claims ({overlap:.0%} of its words)"
             findings.append(finding(INFO, path, message, sentence=quoted, overlap=round(overlap, 3)))
-        return backed, len(sentence_figures) + len(sentence_names), findings
+        return backed, len(sentence_figures) + len(sentence_names) + n_meaning, findings

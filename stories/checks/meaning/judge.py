@@ -1,0 +1,162 @@
+"""Support judges: ``judge(sentence, claims) -> Verdict``.
+
+``CHECKS_JUDGE`` names the class (a dotted path); ``DeterministicJudge`` is the default.
+A judge is made once per check run (``load_judge()``), so it may keep state for that run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from .clauses import CONTRAST, RANGE, THAN, Clause, clauses
+from .lexicon import lexicon
+
+SUPPORTED, CONTRADICTED, NOT_ENOUGH = "supported", "contradicted", "not enough information"
+VERDICTS = (SUPPORTED, CONTRADICTED, NOT_ENOUGH)
+ALIGNED = 0.5  # share of a clause's content words its claim clause must share
+MIN_SHARED = 2
+NEAR = 0.15  # claim clauses this close to the best alignment are weighed too
+MAX_CLAIM_CLAUSES = 400
+
+
+@dataclass(frozen=True)
+class Verdict:
+    label: str
+    reason: str = ""
+    kind: str = ""  # negation, direction, comparison, outcome, roles
+    claim: str = ""  # the claim the sentence was read against
+    terms: tuple = field(default_factory=tuple)  # (the sentence's term, the claim's term)
+
+
+class DeterministicJudge:
+    """Reads negation, opposed terms (``lexicon.json``) and role frames, clause by clause,
+    against the best-aligned clause of the cited claims."""
+
+    def judge(self, sentence: str, claims: list[str]) -> Verdict:
+        claim_clauses = [(text, c) for text in claims for c in _claim_clauses(text)][:MAX_CLAIM_CLAUSES]
+        aligned_any = False
+        for clause in clauses(sentence):
+            candidates = _aligned(clause, claim_clauses)
+            if not candidates:
+                continue
+            aligned_any = True
+            problems = [(_contradiction(clause, c), text) for _, text, c in candidates]
+            if all(p for p, _ in problems):
+                (kind, terms, reason), text = problems[0]
+                return Verdict(CONTRADICTED, reason, kind, text, terms)
+        if aligned_any:
+            return Verdict(SUPPORTED, "restates a cited claim")
+        return Verdict(NOT_ENOUGH, "no cited claim says the same thing")
+
+
+@lru_cache(maxsize=8192)
+def _claim_clauses(text: str) -> tuple[Clause, ...]:
+    from stories.text import sentences
+
+    return tuple(c for s in sentences(text) or [text] for c in clauses(s))
+
+
+def _aligned(clause: Clause, claim_clauses) -> list[tuple[float, str, Clause]]:
+    if not clause.content:
+        return []
+    scored = []
+    for text, c in claim_clauses:
+        shared = len(clause.content & c.content)
+        if shared >= min(MIN_SHARED, len(clause.content)):
+            score = shared / len(clause.content)
+            if score >= ALIGNED:
+                scored.append((score, text, c))
+    if not scored:
+        return []
+    scored.sort(key=lambda s: -s[0])
+    best = scored[0][0]
+    return [s for s in scored if s[0] >= best - NEAR]
+
+
+def _contradiction(s: Clause, a: Clause) -> tuple[str, tuple, str] | None:
+    """(kind, (sentence term, claim term), reason) when clause ``s`` says the opposite of ``a``."""
+    kinds = lexicon().kinds
+    than_pair = any(f.type == THAN for f in s.frames) and any(f.type == THAN for f in a.frames)
+    for fs in s.frames:
+        for fa in a.frames:
+            if (fs.type == THAN) != (fa.type == THAN) or (fs.type == RANGE) != (fa.type == RANGE):
+                continue
+            if fs.preferred & fa.rejected and fs.rejected & fa.preferred:
+                if fs.type == THAN and _side(fs.comparator) != _side(fa.comparator):
+                    terms = (fs.comparator, fa.comparator)
+                    return "comparison", terms, f"{fs.comparator} vs {fa.comparator}"
+                what = {CONTRAST: "contrast", THAN: "comparison", RANGE: "range"}[fs.type]
+                terms = (f"{fs.preferred_text} / {fs.rejected_text}", f"{fa.preferred_text} / {fa.rejected_text}")
+                return (
+                    "roles",
+                    terms,
+                    f"the {what} is reversed: '{fs.preferred_text}' and '{fs.rejected_text}' swap places",
+                )
+    agreed = False
+    comparators = {f.comparator for f in s.frames + a.frames if f.type == THAN} if than_pair else set()
+    for group, s_terms in s.terms.items():
+        a_terms = a.terms.get(group)
+        if not a_terms:
+            continue
+        s_terms = [t for t in s_terms if t[1] not in comparators]
+        a_terms = [t for t in a_terms if t[1] not in comparators]
+        pair = _opposed_pair(s_terms, a_terms, s.negated != a.negated)
+        if pair is None:
+            continue
+        if pair is True:
+            agreed = True
+            continue
+        (_, s_word), (_, a_word) = pair
+        if s.negated == a.negated:
+            return kinds[group], (s_word, a_word), f"{s_word} vs {a_word}"
+        sn = " ".join(s.negations + [s_word]) if s.negated else s_word
+        an = " ".join(a.negations + [a_word]) if a.negated else a_word
+        return "negation", (sn, an), f"{sn} vs {an}"
+    if s.negated != a.negated and not agreed:
+        if s.negated:
+            return "negation", (s.negations[0], ""), f"the sentence says '{s.negations[0]}' where its claim does not"
+        return "negation", ("", a.negations[0]), f"the claim says '{a.negations[0]}' where the sentence does not"
+    return None
+
+
+def _opposed_pair(s_terms: list, a_terms: list, flipped: bool):
+    """The first (sentence term, claim term) on opposite sides (a negation on one side only
+    ``flipped`` the sentence's sides); True when the terms agree; None when they cannot tell.
+    Terms are counted by side when both clauses have as many; else each clause must use
+    one side only."""
+    if not s_terms or not a_terms:
+        return None
+    if len(s_terms) == len(a_terms) > 1:  # compared as counts of each side: voice reorders them
+        s_count = [sum((t[0] ^ flipped) == side for t in s_terms) for side in (0, 1)]
+        a_count = [sum(t[0] == side for t in a_terms) for side in (0, 1)]
+        if s_count == a_count:
+            return True
+        side = 0 if s_count[0] > a_count[0] else 1
+        st = next(t for t in s_terms if (t[0] ^ flipped) == side)
+        at = next(t for t in a_terms if t[0] != side)
+        return st, at
+    s_sides, a_sides = {t[0] for t in s_terms}, {t[0] for t in a_terms}
+    if len(s_sides) != 1 or len(a_sides) != 1:
+        return None
+    if (s_terms[0][0] ^ flipped) != a_terms[0][0]:
+        return s_terms[0], a_terms[0]
+    return True
+
+
+def _side(word: str) -> int:
+    sides = {side for _, side in lexicon().terms.get(word, ())}
+    return sides.pop() if len(sides) == 1 else -1
+
+
+@lru_cache(maxsize=16)
+def _judge_class(path: str):
+    return import_string(path)
+
+
+def load_judge():
+    """A judge of the class ``CHECKS_JUDGE`` names, for one check run."""
+    return _judge_class(getattr(settings, "CHECKS_JUDGE", "stories.checks.meaning.judge.DeterministicJudge"))()

@@ -1,0 +1,67 @@
+"""Number words as figures: "four" is 4, "twenty-one" 21, "a dozen" 12, "half" 50%,
+"twice" 2x, "zero" and "none" 0.
+
+Cardinal words are read by ``text2num`` (its ``alpha2digit``, a compiled parser that needs
+no download); the few words it leaves alone ("half", "twice", "dozen", "none") come from
+the lexicon's ``number_words``. "one" is not a figure ("one of the", "no one"), nor are
+ordinals ("first", "second").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from text_to_num import alpha2digit
+
+from stories.text import figures
+
+from .lexicon import lexicon
+
+# Words only: the parser's output is compared with its input word by word.
+_WORDISH = re.compile(r"[A-Za-z]+|\d[\d,.]*%?")
+_TARGET = re.compile(r"[A-Za-z]+|\d[\d,.]*%?[A-Za-z]*")  # "2nd": an ordinal, one token
+MAX_RUN = 12  # words of one number ("one hundred and twenty-five thousand ...")
+MAX_TEXT = 20_000  # longer texts are read up to here: no prose sentence is longer
+
+
+def _digit_figure(token: str) -> str | None:
+    found = figures(token)
+    return found[0][1] if len(found) == 1 else None
+
+
+@lru_cache(maxsize=8192)
+def word_figures(text: str) -> tuple[tuple[str, str], ...]:
+    """((as written, canonical figure), ...) for each number written in words."""
+    text = text[:MAX_TEXT]
+    specials = lexicon().number_words
+    out: list[tuple[str, str]] = []
+    source = [m.group(0) for m in _WORDISH.finditer(text.replace("-", " "))]
+    for token in source:
+        canon = specials.get(token.lower())
+        if canon is not None:
+            out.append((token, canon))
+    if not any(t.isalpha() for t in source):
+        return tuple(out)
+    try:
+        converted = alpha2digit(" ".join(source), "en", threshold=0)
+    except Exception:
+        return tuple(out)
+    target = _TARGET.findall(converted)
+    # Walk both token lists: the parser replaces a run of words with one digit token.
+    i = j = 0
+    while i < len(source) and j < len(target):
+        if source[i] == target[j]:
+            i += 1
+            j += 1
+            continue
+        canon = _digit_figure(target[j])
+        nxt = target[j + 1] if j + 1 < len(target) else None
+        start = i
+        while i < len(source) and source[i] != nxt:
+            i += 1
+        written = " ".join(source[start:i]) or target[j]
+        if canon is not None and canon != "1" and i - start <= MAX_RUN and specials.get(written.lower()) is None:
+            out.append((written, canon))
+        j += 1
+    return tuple(out)

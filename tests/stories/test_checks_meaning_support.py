@@ -1,0 +1,161 @@
+"""claims_support reads meaning on a real story: planted faults in the demo story's text are
+error findings that keep the rubric's shape (path, message, sentence, kind, claim, terms);
+analysis never tips a backed paragraph; hostile text costs bounded work."""
+
+import json
+import time
+
+import pytest
+
+from stories.checks.meaning.clauses import MAX_TOKENS, clauses
+from stories.checks.meaning.judge import DeterministicJudge
+from stories.checks.meaning.numbers import word_figures
+from tests.stories.helpers import criterion, errors, failing, para, rubric_of
+from tests.stories.meaning_corpus import errors_of, support_findings
+
+pytestmark = pytest.mark.django_db
+
+GSM8K_CLAIM = "GSM8K, MMLU, and IFEval performance stayed largely preserved after CoSIR training."
+
+
+def replace(doc, section, paragraph, old, new):
+    p = para(doc, section, paragraph)
+    assert old in p["markdown"]
+    p["markdown"] = p["markdown"].replace(old, new)
+
+
+def test_seed_still_passes_with_only_analysis_findings(manifests_loaded, seed_doc):
+    rubric = rubric_of(seed_doc)
+    assert rubric["passed"] is True and rubric["score"] == 1.0
+    findings = criterion(rubric, "claims_support")["findings"]
+    assert {f["severity"] for f in findings} == {"info"}
+    assert not any("kind" in f for f in findings)
+
+
+def test_flipped_outcome_in_a_paragraph_is_an_error_beside_it(manifests_loaded, seed_doc):
+    replace(seed_doc, 3, 1, "stayed largely preserved", "dropped sharply")
+    rubric = rubric_of(seed_doc)
+    assert failing(rubric) == ["claims_support"]
+    [f] = errors(rubric, "claims_support")
+    assert list(f)[:3] == ["severity", "path", "message"]
+    assert f["path"] == "sections[3].paragraphs[1]"
+    assert f["kind"] == "outcome"
+    assert f["message"] == "contradicts its claim (outcome): dropped vs preserved"
+    assert f["claim"] == GSM8K_CLAIM
+    assert f["terms"] == ["dropped", "preserved"]
+    assert "dropped sharply" in f["sentence"]
+    json.dumps(rubric)  # the public checks.json and the API serialise it as is
+
+
+def test_negated_key_fact_is_an_error_at_its_path(manifests_loaded, seed_doc):
+    fact = seed_doc["key_facts"][2]
+    fact["text"] = fact["text"].replace(
+        "showed higher success than baselines", "did not show higher success than baselines"
+    )
+    [f] = errors(rubric_of(seed_doc), "claims_support")
+    assert f["path"] == "key_facts[2]" and f["kind"] == "negation"
+
+
+def test_swapped_contrast_in_the_seed_is_a_roles_error(manifests_loaded, seed_doc):
+    replace(
+        seed_doc, 0, 1, "the scarce input is domain experts, not GPUs", "the scarce input is GPUs, not domain experts"
+    )
+    [f] = errors(rubric_of(seed_doc), "claims_support")
+    assert f["kind"] == "roles" and "swap places" in f["message"]
+
+
+def test_number_word_changed_in_the_seed_is_an_error(manifests_loaded, seed_doc):
+    replace(seed_doc, 3, 1, "seven unseen collaboration tasks", "nine unseen collaboration tasks")
+    [f] = errors(rubric_of(seed_doc), "claims_support")
+    assert f["kind"] == "number" and f["figure"] == "nine" and f["canonical"] == "9"
+    assert f["message"] == "nine (9) is not stated by any cited claim"
+
+
+def test_number_words_match_digits_either_way(manifests_loaded, seed_doc):
+    replace(
+        seed_doc,
+        3,
+        1,
+        "seven unseen collaboration tasks on three backbones",
+        "7 unseen collaboration tasks on 3 backbones",
+    )
+    assert failing(rubric_of(seed_doc)) == []
+
+
+def test_a_generic_closing_sentence_never_tips_a_backed_paragraph():
+    claims = ["The port handled 4.1 million containers in 2025.", "Most of the growth came from transshipment."]
+    paragraph = (
+        "The port handled 4.1 million containers in 2025. "
+        "Growth was driven largely by cargo passing through on its way elsewhere, about 4.1 million boxes in all. "
+        "What happens next is anyone's guess."
+    )
+    without_analysis = " ".join(paragraph.split(". ")[:2]) + "."
+    assert errors_of(support_findings(without_analysis, claims)) == []
+    found = support_findings(paragraph, claims)
+    assert errors_of(found) == []
+    assert any(f["severity"] == "info" and "anyone's guess" in f["sentence"] for f in found)
+
+
+def test_many_analysis_sentences_still_do_not_tip_it_but_all_analysis_fails():
+    claims = ["The port handled 4.1 million containers in 2025."]
+    backed = "The port handled 4.1 million containers in 2025. "
+    analysis = "Nobody can say where this leads. It is a trend worth watching. Time will tell."
+    assert errors_of(support_findings(backed + analysis, claims)) == []
+    [f] = errors_of(support_findings(analysis, claims))
+    assert "only 0 of 3 sentences" in f["message"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence"),
+    [
+        ("The drug did not reduce mortality in the trial.", "In the trial, the drug failed to reduce mortality."),
+        ("The bridge did not reopen before winter.", "The bridge stayed shut, and it never reopened before winter."),
+        (
+            "The new rule does not apply to small firms.",
+            "Small firms are not covered: the new rule does not apply to them.",
+        ),
+        ("Prices were unchanged in March.", "In March prices did not change."),
+        ("The committee rejected the plan.", "The committee did not approve the plan."),
+        ("Accuracy on old tasks did not drop.", "Accuracy on old tasks was preserved."),
+        ("Sales rose in May, while costs fell.", "Costs fell in May, while sales rose."),
+        (
+            "The team chose speed over cost, not cost over speed.",
+            "Not cost but speed was what the team chose over cost.",
+        ),
+        ("Zero of the samples were contaminated.", "None of the samples were contaminated."),
+        ("Exports rose and imports fell.", "Imports fell and exports rose."),
+    ],
+)
+def test_kept_negations_and_reordered_clauses_pass(claim, sentence):
+    assert errors_of(support_findings(sentence, [claim])) == []
+
+
+def test_a_sentence_reading_two_claims_is_compared_clause_by_clause():
+    claims = ["The upgrade improved throughput.", "The upgrade did not reduce latency."]
+    assert errors_of(support_findings("The upgrade improved throughput, but it did not reduce latency.", claims)) == []
+    found = errors_of(support_findings("The upgrade improved throughput, and it reduced latency.", claims))
+    assert [f["kind"] for f in found] == ["negation"] and found[0]["claim"] == claims[1]
+
+
+# --------------------------------------------------------------------------- hostile text
+
+
+def test_a_huge_sentence_is_read_up_to_a_bound():
+    sentence = "not " * 100_000 + "rose"
+    assert sum(len(c.tokens) for c in clauses.__wrapped__(sentence)) <= MAX_TOKENS
+
+
+@pytest.mark.parametrize(
+    "unit", ["not ", "nine ", ", not x ", "from a to ", "rather than ", "more than ", "x" * 50 + " "]
+)
+def test_meaning_reading_grows_linearly(unit):
+    def cost(n):
+        text = unit * (n // len(unit))
+        start = time.perf_counter()
+        clauses.__wrapped__(text)
+        word_figures.__wrapped__(text)
+        DeterministicJudge().judge(text[:5000], [text[:5000]] * 3)
+        return time.perf_counter() - start
+
+    small, large = min(cost(4_000) for _ in range(2)), min(cost(40_000) for _ in range(2))
+    assert large < 40 * small + 0.05
