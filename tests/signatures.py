@@ -6,10 +6,11 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from http_message_signatures import HTTPMessageVerifier, InvalidSignature, MappingKeyResolver, algorithms
 
-__all__ = ["InvalidSignature", "jwks_resolver", "verify_request", "verify_response"]
+__all__ = ["InvalidSignature", "jwks_resolver", "pem_of", "seed_of", "verify_request", "verify_response", "x_of"]
 
 
 def _b64url(text: str) -> bytes:
@@ -63,3 +64,22 @@ def verify_request(*, method: str, url: str, headers: dict, body: bytes, jwks: d
         body=body,
         require_components=("@method", "@target-uri", "content-digest", "content-type"),
     )
+
+
+# Key material for tests that set SIGNING_KEY / SIGNING_RETIRED_KEYS.
+
+
+def seed_of(key: Ed25519PrivateKey) -> str:
+    raw = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def x_of(key: Ed25519PrivateKey) -> str:
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def pem_of(key: Ed25519PrivateKey) -> str:
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()

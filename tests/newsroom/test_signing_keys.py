@@ -16,26 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.exceptions import ImproperlyConfigured
 
 from newsroom.infra.signing import DIRECTORY_TYPE, keyring, messages, thumbprint
-from tests.signatures import InvalidSignature, verify_response
+from tests.signatures import InvalidSignature, pem_of, seed_of, verify_response, x_of
 
 ROOT = Path(__file__).resolve().parents[2]
 DIRECTORY = "/.well-known/http-message-signatures-directory"
-
-
-def seed_of(key: Ed25519PrivateKey) -> str:
-    raw = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def x_of(key: Ed25519PrivateKey) -> str:
-    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def pem_of(key: Ed25519PrivateKey) -> str:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
 
 
 @pytest.fixture(autouse=True)
