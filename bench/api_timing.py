@@ -13,6 +13,7 @@ makes. Runs with DEBUG=0.
 
 import argparse
 import os
+import secrets
 import statistics
 import sys
 import time
@@ -23,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
 os.environ["DEBUG"] = "0"
 os.environ.setdefault("SECRET_KEY", "bench-only")
+os.environ.setdefault("SIGNING_KEY", secrets.token_urlsafe(32))
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("API_RATE", "100000000/min")

@@ -49,6 +49,8 @@ echo "== load: setting up $DB_NAME, cache $CACHE; $(date -u +%T), load average $
 export DEBUG=0 SECURE_SSL_REDIRECT=0 ALLOWED_HOSTS="127.0.0.1,localhost"
 SECRET_KEY="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')"
 export SECRET_KEY
+SIGNING_KEY="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(32))')"
+export SIGNING_KEY
 export DATABASE_URL="$DB_URL" CACHE_URL="$CACHE" API_RATE="100000000/min" LOG_LEVEL=WARNING
 setup() {
     psql "$SERVER_URL" -qc "DROP DATABASE IF EXISTS \"$DB_NAME\" WITH (FORCE)" &&

@@ -74,6 +74,7 @@ def server_env() -> dict[str, str]:
     env.update(
         DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(50),
+        SIGNING_KEY=secrets.token_urlsafe(32),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",
         DATABASE_URL=DATABASE_URL,

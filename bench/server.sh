@@ -15,6 +15,7 @@ command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)"
 
 export DEBUG=0
 export SECRET_KEY="${SECRET_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')}"
+export SIGNING_KEY="${SIGNING_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(32))')}"
 export ALLOWED_HOSTS="127.0.0.1,localhost"
 export SECURE_SSL_REDIRECT=0
 export BENCH_FLOOR=1

@@ -1,7 +1,8 @@
 """The story page's cold rendering in-process, whole and by phase: median wall and process
 CPU milliseconds, and the query count ("time per render" in docs/benchmarks.md).
 
-    DEBUG=0 SECRET_KEY=x SECURE_SSL_REDIRECT=0 CACHE_URL=dummycache:// \\
+    DEBUG=0 SECRET_KEY=x SIGNING_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(32))') \\
+    SECURE_SSL_REDIRECT=0 CACHE_URL=dummycache:// \\
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_pages .venv/bin/python bench/story_render.py [--runs 30] [--root DIR]
 
 ``--root`` runs another checkout's code (e.g. ``git archive`` of an older commit, with a

@@ -344,3 +344,13 @@ MIDDLEWARE.insert(
 # 0 with an in-process cache (local memory: no round trip to save, and nothing is late).
 SHARED_CACHE = "redis" in CACHES["default"]["BACKEND"].lower()
 PAGE_LOCAL_TTL = env.float("PAGE_LOCAL_TTL", default=1.0 if SHARED_CACHE else 0.0)
+
+# Signed renderings and webhooks (newsroom/infra/signing/, docs/deploy.md): the Ed25519 private
+# key inline (PEM, or 32 random bytes as base64url) or in a file; the public keys of retired
+# keys (JWK "x" values or PEM files), still published so old copies verify. With DEBUG on and
+# no key, a development key derived from SECRET_KEY; with DEBUG off and no key, no start.
+SIGNING_KEY = env("SIGNING_KEY", default="")
+SIGNING_KEY_FILE = env("SIGNING_KEY_FILE", default="")
+SIGNING_RETIRED_KEYS = env.list("SIGNING_RETIRED_KEYS", default=[])
+# Decided when the settings load (the test runner turns DEBUG off later, the key stays).
+SIGNING_DEVELOPMENT_KEY = DEBUG

@@ -4,6 +4,7 @@ from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path
 
 from newsroom.infra.pagecache import list_page, public
+from newsroom.infra.signing import signed
 
 from . import feeds, sitemaps
 from .views import manifest, site, story
@@ -11,10 +12,10 @@ from .views import manifest, site, story
 story_url = "stories/<str:date>/<slug:slug>/"
 
 urlpatterns = [
-    path(story_url, story.story_detail, name="story-detail"),
-    path(story_url + "index.json", story.story_json, name="story-json"),
-    path(story_url + "index.md", story.story_markdown, name="story-markdown"),
-    path(story_url + "index.txt", story.story_text, name="story-text"),
+    path(story_url, signed(story.story_detail), name="story-detail"),
+    path(story_url + "index.json", signed(story.story_json), name="story-json"),
+    path(story_url + "index.md", signed(story.story_markdown), name="story-markdown"),
+    path(story_url + "index.txt", signed(story.story_text), name="story-text"),
     path(story_url + "checks.json", story.story_checks, name="story-checks"),
     path("corrections/", story.corrections, name="corrections"),
     path("search/", story.search, name="search"),

@@ -4,6 +4,8 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
+from newsroom.infra.signing import signed
+
 from . import views
 
 ID = r"(?P<{}>[0-9A-Za-z_-]{{1,64}})"
@@ -24,8 +26,8 @@ urlpatterns = [
         name="api-docs",
     ),
     path("v1/stories/", views.StoryList.as_view(), name="api-stories"),
-    re_path(rf"^v1/stories/{ID.format('story_id')}/$", views.StoryDetail.as_view(), name="api-story"),
-    re_path(rf"^v1/stories/{ID.format('story_id')}/ninjs$", views.StoryNinjs.as_view(), name="api-story-ninjs"),
+    re_path(rf"^v1/stories/{ID.format('story_id')}/$", signed(views.StoryDetail.as_view()), name="api-story"),
+    re_path(rf"^v1/stories/{ID.format('story_id')}/ninjs$", signed(views.StoryNinjs.as_view()), name="api-story-ninjs"),
     path("v1/newsrooms/", views.NewsroomList.as_view(), name="api-newsrooms"),
     path("v1/editions/", views.EditionList.as_view(), name="api-editions"),
     path("v1/manifests/", views.ManifestImportView.as_view(), name="api-manifests"),

@@ -6,6 +6,9 @@ the story action, so an event is queued exactly when it happens. ``deliver_due``
 
     X-Signature: t=<unix time>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>
 
+and, for anyone holding the site's published keys, with ``Content-Digest``,
+``Signature-Input`` and ``Signature`` (RFC 9421, Ed25519, over the method, target URI,
+content type and digest; ``newsroom.infra.signing``),
 retried with exponential backoff for ``WEBHOOK_RETRY_HOURS``; a 410 stops deliveries to
 that endpoint for good.
 
@@ -33,6 +36,7 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from newsroom.infra import signing
 from stories.desk import format_time
 
 from . import webhook_urls
@@ -208,6 +212,11 @@ def post(delivery: WebhookDelivery) -> Outcome:
         "X-Delivery-Id": str(delivery.delivery_id),
         "X-Event": delivery.event,
         "X-Signature": sign(delivery.endpoint.secret, int(time.time()), body),
+        # RFC 9421 with the site's Ed25519 key, created now (each attempt afresh): anyone
+        # can check it against the published keys, unlike the shared-secret HMAC above.
+        **signing.sign_request(
+            method="POST", target_uri=delivery.endpoint.url, content_type="application/json", body=body
+        ),
     }
     started = time.monotonic()
     deadline = started + float(_setting("WEBHOOK_TIMEOUT", 5.0))

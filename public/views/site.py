@@ -2,6 +2,7 @@
 
 import json
 
+from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -88,7 +89,13 @@ def _reuse(profile: SiteProfile) -> dict:
 @list_page
 def reuse_json(request):
     """``/.well-known/reuse.json``: the site's reuse terms for machines."""
-    body = json.dumps(_reuse(SiteProfile.load()), ensure_ascii=False, indent=2)
+    terms = _reuse(SiteProfile.load())
+    # Where the keys that sign every rendering are published (docs/api.md, "Verifying").
+    terms["signatures"] = {
+        "directory": settings.SITE_URL + reverse("http-message-signatures-directory"),
+        "standard": "RFC 9421 HTTP Message Signatures, Ed25519, over an RFC 9530 Content-Digest",
+    }
+    body = json.dumps(terms, ensure_ascii=False, indent=2)
     return HttpResponse(body, content_type="application/json; charset=utf-8")
 
 

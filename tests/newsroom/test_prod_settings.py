@@ -15,6 +15,7 @@ PROD_ENV = {
     "DEBUG": "0",
     "SECRET_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "example.com",
+    "SIGNING_KEY": secrets.token_urlsafe(32),
 }
 # Variables of the test run that must not leak into a fresh production process.
 SCRUBBED = {
@@ -26,6 +27,7 @@ SCRUBBED = {
     "BEHIND_TLS_PROXY",
     "LOG_FORMAT",
     "PAGE_LOCAL_TTL",
+    "SIGNING_KEY_FILE",
 }
 
 

@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROD_ENV = {"DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "example.com"}
+PROD_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "example.com",
+    "SIGNING_KEY": secrets.token_urlsafe(32),
+}
 # Variables of the test run that must not leak into a fresh production process.
 SCRUBBED = {
     "DJANGO_ALLOW_ASYNC_UNSAFE",

@@ -1,0 +1,237 @@
+"""``manage.py verify_story URL_OR_FILE``: is this rendering of a story what the newsroom
+signed, which version is it, and was the story corrected since?
+
+The rendering is fetched (``https://…/stories/<date>/<slug>/index.json``, the story page,
+``index.md``, ``index.txt``, or an API answer) or read from a file saved with its headers
+(``curl -i URL > copy.http``). Its RFC 9421 signature is checked against the keys published at
+the signer's ``/.well-known/http-message-signatures-directory`` (or ``--keys local``: this
+installation's own keys; ``--keys FILE_OR_URL``: a JWK Set). Exit status 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from django.core.management.base import BaseCommand, CommandError
+
+from newsroom.infra.signing import keyring
+from newsroom.infra.signing.verify import VerificationFailed, verify
+
+DIRECTORY_PATH = "/.well-known/http-message-signatures-directory"
+TIMEOUT = 10.0
+MAX_FILE_BYTES = 20 * 1024 * 1024
+RENDERING_BY_TYPE = {"application/json": "index.json", "text/markdown": "index.md", "text/plain": "index.txt"}
+
+
+def http_client() -> httpx.Client:
+    # One place to make the client (the tests hand it the site itself).
+    return httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers={"Accept-Encoding": "identity"})
+
+
+class Copy:
+    """A rendering as received: status, lower-cased headers, body, and the URL(s) it may
+    have been fetched from (a saved file does not say; its canonical link suggests)."""
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes, urls: list[str]):
+        self.status, self.headers, self.body, self.urls = status, headers, body, urls
+
+
+def fetch(client: httpx.Client, url: str) -> Copy:
+    try:
+        response = client.get(url)
+    except httpx.HTTPError as exc:
+        raise CommandError(f"could not fetch {url}: {exc.__class__.__name__}") from None
+    headers = {k.lower(): v for k, v in response.headers.items()}
+    return Copy(response.status_code, headers, response.content, [str(response.url)])
+
+
+def read_saved(path: Path, url: str | None) -> Copy:
+    """A file as ``curl -i`` saves it: status line, headers, blank line, body."""
+    try:
+        data = path.read_bytes()[: MAX_FILE_BYTES + 1]
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc.__class__.__name__}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CommandError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
+    status, headers = None, {}
+    while data.startswith(b"HTTP/"):
+        ends = [i for i in (data.find(b"\r\n\r\n"), data.find(b"\n\n")) if i >= 0]
+        if not ends:
+            raise CommandError(f"{path}: the headers never end (no blank line before the body)")
+        end = min(ends)
+        head, data = data[:end].decode("latin-1"), data[end + (4 if data[end : end + 4] == b"\r\n\r\n" else 2) :]
+        lines = head.replace("\r\n", "\n").split("\n")
+        try:
+            status = int(lines[0].split()[1])
+        except (IndexError, ValueError):
+            raise CommandError(f"{path}: not a status line: {lines[0][:60]!r}") from None
+        headers = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if sep:
+                name = name.strip().lower()
+                headers[name] = f"{headers[name]}, {value.strip()}" if name in headers else value.strip()
+    if status is None:
+        raise CommandError(f"{path}: no HTTP status line and headers (save the rendering with `curl -i URL`)")
+    urls = [url] if url else _guess_urls(headers)
+    if not urls:
+        raise CommandError(f"{path}: cannot tell which URL this was fetched from; pass --url")
+    return Copy(status, headers, data, urls)
+
+
+def _canonical(headers: dict) -> str | None:
+    m = re.search(r'<([^>]+)>\s*;\s*rel="?canonical"?', headers.get("link", ""))
+    return m.group(1) if m else None
+
+
+def _guess_urls(headers: dict) -> list[str]:
+    page = _canonical(headers)
+    if page is None:
+        return []
+    kind = headers.get("content-type", "").split(";")[0].strip()
+    return [page + RENDERING_BY_TYPE[kind]] if kind in RENDERING_BY_TYPE else [page]
+
+
+def _b64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def keys_from_jwks(document, origin: str) -> dict[str, Ed25519PublicKey]:
+    keys = {}
+    try:
+        for jwk in document["keys"]:
+            if jwk.get("kty") == "OKP" and jwk.get("crv") == "Ed25519" and "kid" in jwk:
+                keys[jwk["kid"]] = Ed25519PublicKey.from_public_bytes(_b64url(jwk["x"]))
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        raise CommandError(f"{origin} is not a JWK Set of Ed25519 keys") from None
+    if not keys:
+        raise CommandError(f"{origin} lists no Ed25519 keys")
+    return keys
+
+
+class Command(BaseCommand):
+    help = "Check a story rendering's signature against the published keys; say which version it is."
+
+    def add_arguments(self, parser):
+        parser.add_argument("source", metavar="URL_OR_FILE", help="a rendering's URL, or a file saved by curl -i")
+        parser.add_argument("--url", help="the URL a saved file was fetched from (default: from its Link header)")
+        parser.add_argument(
+            "--keys",
+            help="'local' (this installation's keys), or a JWK Set URL or file "
+            "(default: the signer's /.well-known/http-message-signatures-directory)",
+        )
+
+    def handle(self, *args, source, url=None, keys=None, **options):
+        with http_client() as client:
+            if re.match(r"https?://", source):
+                copy = fetch(client, source)
+            else:
+                copy = read_saved(Path(source), url)
+            if copy.status != 200:
+                raise CommandError(f"the rendering answered HTTP {copy.status}, not 200: nothing signed to check")
+            public_keys, current = self.load_keys(client, keys, copy.urls[0])
+            target, verified, failure = None, None, None
+            for candidate in copy.urls:
+                try:
+                    verified = verify(headers=copy.headers, body=copy.body, target_uri=candidate, keys=public_keys)
+                    target = candidate
+                    break
+                except VerificationFailed as exc:
+                    failure = exc
+            if verified is None:
+                raise CommandError(f"NOT VERIFIED: {failure}")
+            which = "the current key" if verified.keyid == current else "a retired key, still published"
+            when = verified.created.strftime("%Y-%m-%dT%H:%M:%SZ") if verified.created else "an unknown time"
+            self.stdout.write(f"Signature valid: {target}")
+            self.stdout.write(f"  signed with {which} ({verified.keyid}) at {when}")
+            self.report_story(client, copy, target, verified)
+
+    def load_keys(self, client, keys: str | None, target: str) -> tuple[dict, str | None]:
+        if keys == "local":
+            ring = keyring()
+            return {k.kid: k.key for k in ring.public_keys()}, ring.keyid
+        if keys and not re.match(r"https?://", keys):
+            try:
+                document = json.loads(Path(keys).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"cannot read the key set {keys}: {exc.__class__.__name__}") from None
+            found = keys_from_jwks(document, keys)
+            return found, next(iter(found))
+        parts = urlsplit(target)
+        location = keys or f"{parts.scheme}://{parts.netloc}{DIRECTORY_PATH}"
+        try:
+            response = client.get(location)
+            response.raise_for_status()
+            document = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise CommandError(f"could not read the published keys at {location}: {exc.__class__.__name__}") from None
+        found = keys_from_jwks(document, location)
+        return found, next(iter(found))  # the directory lists the current key first
+
+    def report_story(self, client, copy: Copy, target: str, verified) -> None:
+        """Which story and version this is, and what changed since (from the public index.json)."""
+        story_url = self.story_url(copy, target)
+        if story_url is None:
+            self.stdout.write("  (not a story rendering: no story to look up)")
+            return
+        origin = urlsplit(target)
+        lookup = f"{origin.scheme}://{origin.netloc}{urlsplit(story_url).path}index.json"
+        try:
+            response = client.get(lookup)
+            current = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            current = None
+        if current is None:
+            self.stdout.write(f"  story {story_url}: could not look up its current version at {lookup}")
+            return
+        self.stdout.write(f"  story {current.get('id')}: {current.get('headline')!s} ({story_url})")
+        self.report_version(client, copy, target, verified, current)
+
+    def story_url(self, copy: Copy, target: str) -> str | None:
+        link = _canonical(copy.headers)
+        if link:
+            return link
+        try:
+            body = json.loads(copy.body)
+        except ValueError:
+            return None
+        if isinstance(body, dict):
+            url = body.get("url") or body.get("uri")
+            return url if isinstance(url, str) and "/stories/" in url else None
+        return None
+
+    def report_version(self, client, copy: Copy, target: str, verified, current: dict) -> None:
+        corrections = [c for c in current.get("corrections") or [] if isinstance(c, dict)]
+        signed_at = verified.created.strftime("%Y-%m-%dT%H:%M:%SZ") if verified.created else None
+        if "/api/" not in urlsplit(target).path:
+            try:
+                now = client.get(target)
+                same = now.status_code == 200 and now.headers.get("content-digest") == copy.headers["content-digest"]
+            except httpx.HTTPError:
+                same = None
+        else:
+            same = None
+        try:
+            body = json.loads(copy.body)
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and body.get("version"):
+            self.stdout.write(f"  version {body['version']} (ninjs), {body.get('versionCreated') or ''}".rstrip(", "))
+        if same:
+            self.stdout.write(f"  this is the current version of the story ({len(corrections)} correction(s) in all)")
+        elif same is False:
+            self.stdout.write("  this is an earlier version: the story has changed since this copy was signed")
+        since = [c for c in corrections if signed_at and str(c.get("corrected_at", "")) > signed_at]
+        if not since:
+            self.stdout.write("  corrected since: no")
+            return
+        self.stdout.write(f"  corrected since: yes, {len(since)} time(s)")
+        for c in since:
+            self.stdout.write(f"    {c.get('corrected_at')} {c.get('kind', 'correction')}: {c.get('text', '')}")
