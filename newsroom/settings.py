@@ -83,7 +83,24 @@ DATABASES["default"]["TEST"] = {"NAME": env("TEST_DATABASE_NAME", default=None)}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CACHES = {"default": env.cache("CACHE_URL", default=env("REDIS_URL", default="locmemcache://"))}
+# The cache (docs/deploy.md, "The cache"). CACHE_URL or REDIS_URL names it (Redis in production).
+# Without either: a cache on this machine's disk (SQLite files, diskcache) that every process
+# shares, so a command run beside the server (import_stories, publish_scheduled) moves the
+# generations the server reads, and its next request is fresh. CACHE_DIR places it; by
+# default a directory of the temporary one named after this checkout and its database (a
+# test run has its own).
+if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
+    CACHES = {"default": env.cache("CACHE_URL", default=env("REDIS_URL", default=""))}
+else:
+    import hashlib
+    import sys
+    import tempfile
+
+    _cache_owner = f"{BASE_DIR}|{env('DATABASE_URL', default='')}|{'pytest' in sys.modules}"
+    _cache_dir = env("CACHE_DIR", default="") or str(
+        Path(tempfile.gettempdir()) / f"newsroom-cache-{hashlib.sha256(_cache_owner.encode()).hexdigest()[:16]}"
+    )
+    CACHES = {"default": {"BACKEND": "newsroom.infra.cache.LocalDiskCache", "LOCATION": _cache_dir}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,15 +1,24 @@
-"""Sitemaps: every published story, newsroom and edition page (django.contrib.sitemaps),
-and a Google News sitemap of the last two days' stories."""
+"""Sitemaps: an index (``/sitemap.xml``) of one sitemap per month of publication plus one
+of the newsroom pages, and a Google News sitemap of the last two days' stories.
+
+Each sitemap is cheap to render cold whatever the archive's size: the index finds the months
+that have published stories with one index probe per month (a skip scan on ``story_latest``,
+status then publication time), and a month's sitemap is one range query on that index. No
+``COUNT`` and no ``OFFSET`` over the whole table. Every sitemap follows the ``lists``
+generation (``list_page``), so a publish or correction shows at once.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from urllib.parse import urlsplit
+from xml.sax.saxutils import escape
 
 from django.conf import settings
-from django.contrib.sitemaps import Sitemap
-from django.shortcuts import render
+from django.http import Http404, HttpResponse
+from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.http import require_safe
 
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Edition, Newsroom
@@ -18,65 +27,158 @@ from stories.models import Story
 
 NEWS_WINDOW = dt.timedelta(days=2)
 NEWS_LIMIT = 1000
+# The sitemaps.org limit on URLs in one sitemap (and on sitemaps in one index).
+MONTH_LIMIT = 50_000
+
+XML = "application/xml; charset=utf-8"
+HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+NEWS_NS = 'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
 
 
-class SiteUrlSitemap(Sitemap):
+def site_url() -> str:
     """URLs on ``settings.SITE_URL``, whatever host the sitemap was asked for on."""
-
-    protocol = urlsplit(settings.SITE_URL).scheme or "https"
-
-    def get_domain(self, site=None):
-        return urlsplit(settings.SITE_URL).netloc
+    parts = urlsplit(settings.SITE_URL)
+    return f"{parts.scheme or 'https'}://{parts.netloc}"
 
 
-class StorySitemap(SiteUrlSitemap):
-    changefreq = "hourly"
-    limit = 5000
-
-    def items(self):
-        return (
-            Story.objects.published()
-            .with_last_change()
-            .only("id", "slug", "edition_id", "published_at", "updated_at")
-            .order_by("-published_at", "id")
-        )
-
-    def location(self, item):
-        return item.path
-
-    def lastmod(self, item):
-        return item.last_change
+def w3c(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class NewsroomSitemap(SiteUrlSitemap):
-    changefreq = "hourly"
-
-    def items(self):
-        return Newsroom.objects.having_published().order_by("slug")
+def month_start(moment: dt.datetime) -> dt.datetime:
+    moment = moment.astimezone(dt.UTC)
+    return dt.datetime(moment.year, moment.month, 1, tzinfo=dt.UTC)
 
 
-class EditionSitemap(SiteUrlSitemap):
-    changefreq = "daily"
-
-    def items(self):
-        return Edition.objects.having_published().order_by("-starts_at")
+def next_month(start: dt.datetime) -> dt.datetime:
+    return start.replace(year=start.year + 1, month=1) if start.month == 12 else start.replace(month=start.month + 1)
 
 
-SITEMAPS = {"stories": StorySitemap, "newsrooms": NewsroomSitemap, "editions": EditionSitemap}
+def published_months() -> list[dt.datetime]:
+    """The first instant (UTC) of each month with a published story, oldest first: one
+    indexed probe per month (the earliest publication at or after the previous month's end),
+    so the cost follows the number of months, not of stories."""
+    first_after = Story.objects.published().order_by("published_at").values_list("published_at", flat=True)
+    months: list[dt.datetime] = []
+    cursor = None
+    while True:
+        found = (first_after.filter(published_at__gte=cursor) if cursor else first_after).first()
+        if found is None:
+            return months
+        months.append(month_start(found))
+        cursor = next_month(months[-1])
 
 
+def _loc(path: str) -> str:
+    return f"<loc>{escape(site_url() + path)}</loc>"
+
+
+def _xml(body: list[str]) -> HttpResponse:
+    return HttpResponse("".join(body), content_type=XML)
+
+
+@require_safe
+@public
+@list_page
+def sitemap_index(request):
+    """The sitemap index: the newsroom pages' sitemap, then one sitemap per month of
+    publication, newest first."""
+    body = [HEAD, f"<sitemapindex {NS}>\n", f"<sitemap>{_loc(reverse('sitemap-pages'))}</sitemap>\n"]
+    for month in reversed(published_months()):
+        body.append(f"<sitemap>{_loc(reverse('sitemap-month', args=[f'{month:%Y-%m}']))}</sitemap>\n")
+    body.append("</sitemapindex>\n")
+    return _xml(body)
+
+
+@require_safe
+@public
+@list_page
+def pages_sitemap(request):
+    """The newsroom pages and the home page (always at least one URL, so never an empty
+    ``urlset``)."""
+    body = [HEAD, f"<urlset {NS}>\n", f"<url>{_loc(reverse('home'))}<changefreq>hourly</changefreq></url>\n"]
+    for slug in Newsroom.objects.having_published().order_by("slug").values_list("slug", flat=True):
+        body.append(f"<url>{_loc(reverse('newsroom-detail', args=[slug]))}<changefreq>hourly</changefreq></url>\n")
+    body.append("</urlset>\n")
+    return _xml(body)
+
+
+def _month(value: str) -> dt.datetime:
+    try:
+        start = dt.datetime.strptime(value, "%Y-%m").replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise Http404("No such month") from None
+    if not 1900 <= start.year <= 9999:
+        raise Http404("No such month")
+    return start
+
+
+def story_path_prefix() -> str:
+    """``/stories/`` as the URLconf has it: a story's path is this, its edition's date and slug."""
+    return reverse("story-detail", args=["2000-01-01", "x"]).removesuffix("2000-01-01/x/")
+
+
+@require_safe
+@public
+@list_page
+def month_sitemap(request, month: str):
+    """The stories published in one month (UTC), oldest first, and the editions that began
+    in it: one range query on the publication time, one on the editions' start."""
+    start = _month(month)
+    end = next_month(start)
+    rows = (
+        Story.objects.published()
+        .filter(published_at__gte=start, published_at__lt=end)
+        .with_last_change()
+        .order_by("published_at", "id")
+        .values_list("edition_id", "slug", "last_change")[:MONTH_LIMIT]
+    )
+    base = site_url() + story_path_prefix()
+    body = [HEAD, f"<urlset {NS}>\n"]
+    for edition_id, slug, last_change in rows:
+        loc = escape(f"{base}{edition_id[:10]}/{slug}/")
+        body.append(f"<url><loc>{loc}</loc><lastmod>{w3c(last_change)}</lastmod><changefreq>daily</changefreq></url>\n")
+    if len(body) == 2:
+        raise Http404("No stories published that month")
+    editions = (
+        Edition.objects.having_published()
+        .filter(starts_at__gte=start, starts_at__lt=end)
+        .order_by("starts_at")
+        .values_list("id", flat=True)
+    )
+    for edition_id in editions:
+        body.append(f"<url>{_loc(reverse('edition-detail', args=[edition_id]))}<changefreq>daily</changefreq></url>\n")
+    body.append("</urlset>\n")
+    return _xml(body)
+
+
+def _news_entry(story, publication: str) -> str:
+    return (
+        f"<url>{_loc(story.path)}<news:news><news:publication>"
+        f"<news:name>{escape(publication)}</news:name><news:language>en</news:language></news:publication>"
+        f"<news:publication_date>{w3c(story.published_at)}</news:publication_date>"
+        f"<news:title>{escape(story.headline)}</news:title></news:news></url>\n"
+    )
+
+
+@require_safe
 @public
 @list_page
 def news_sitemap(request):
-    """Google News sitemap: stories published in the last two days, at most 1,000."""
+    """Google News sitemap: stories published in the last two days, at most 1,000, newest
+    first. With none, the home page alone (a plain ``url``, no ``news:news``): the
+    sitemaps.org schema requires at least one ``url``, and Google News reads only the
+    entries that carry ``news:news``."""
     since = timezone.now() - NEWS_WINDOW
     stories = (
         Story.objects.published().filter(published_at__gte=since).only("slug", "edition_id", "published_at", "headline")
     )
-    stories = stories.order_by("-published_at", "-id")[:NEWS_LIMIT]
-    return render(
-        request,
-        "public/sitemap_news.xml",
-        {"stories": stories, "site_url": settings.SITE_URL, "publication": site_name()},
-        content_type="application/xml; charset=utf-8",
-    )
+    stories = list(stories.order_by("-published_at", "-id")[:NEWS_LIMIT])
+    body = [HEAD, f"<urlset {NS} {NEWS_NS}>\n"]
+    publication = site_name()
+    body.extend(_news_entry(story, publication) for story in stories)
+    if not stories:
+        body.append(f"<url>{_loc(reverse('home'))}</url>\n")
+    body.append("</urlset>\n")
+    return _xml(body)

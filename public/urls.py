@@ -1,9 +1,7 @@
 """Everything readers get: story pages and renderings, lists, feeds, sitemaps, sources."""
 
-from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path
 
-from newsroom.infra.pagecache import list_page, public
 from newsroom.infra.signing import signed
 
 from . import feeds, sitemaps
@@ -25,12 +23,10 @@ urlpatterns = [
     path("n/<slug:slug>/feed.atom", feeds.atom_feed, name="newsroom-feed-atom"),
     path("n/<slug:slug>/feed.rss", feeds.rss_feed, name="newsroom-feed-rss"),
     path("n/<slug:slug>/feed.json", feeds.json_feed, name="newsroom-feed-json"),
-    path(
-        "sitemap.xml",
-        public(list_page(sitemap_views.sitemap, params=("p",))),
-        {"sitemaps": sitemaps.SITEMAPS},
-        name="django.contrib.sitemaps.views.sitemap",
-    ),
+    # The index keeps its historical name: robots.txt and the CDN purge reverse it.
+    path("sitemap.xml", sitemaps.sitemap_index, name="django.contrib.sitemaps.views.sitemap"),
+    path("sitemaps/pages.xml", sitemaps.pages_sitemap, name="sitemap-pages"),
+    path("sitemaps/<str:month>.xml", sitemaps.month_sitemap, name="sitemap-month"),
     path("sitemap-news.xml", sitemaps.news_sitemap, name="sitemap-news"),
     path("manifests/<str:manifest_id>/", manifest.manifest_detail, name="manifest-detail"),
     path("", site.home, name="home"),

@@ -176,6 +176,7 @@ def story_page_urls(story) -> list[str]:
         *(reverse(name) for name in ("feed-atom", "feed-rss", "feed-json")),
         *(reverse(name, args=newsroom) for name in ("newsroom-feed-atom", "newsroom-feed-rss", "newsroom-feed-json")),
         reverse("django.contrib.sitemaps.views.sitemap"),
+        *([reverse("sitemap-month", args=[f"{story.published_at:%Y-%m}"])] if story.published_at else []),
         reverse("sitemap-news"),
     ]
 

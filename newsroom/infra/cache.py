@@ -1,4 +1,12 @@
-"""A Redis cache that degrades to misses when Redis is unreachable.
+"""The cache backends: ``LocalDiskCache``, the default without ``CACHE_URL``; and a Redis
+cache that degrades to misses when Redis is unreachable.
+
+``LocalDiskCache`` is diskcache's Django backend (SQLite files in WAL mode, shared by every
+process on the machine) with settings for this site: bodies of rendered pages kept inline in
+SQLite (no file per entry), a short busy timeout after which a read misses rather than waits.
+Every worker and every management command reads and writes the same entries, generations
+and counters, so what one process changes (a story imported, a key revoked) the next request
+to any other process sees; ``incr`` is atomic, so throttles count across workers.
 
 Django's ``RedisCache`` raises ``redis.ConnectionError`` from every call when Redis is down,
 which would turn a cache outage into a site outage. ``DegradingRedisCache`` catches
@@ -16,6 +24,7 @@ import functools
 import logging
 import time
 
+from diskcache import DjangoCache
 from django.core.cache import BaseCache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -106,6 +115,20 @@ class DegradingRedisCache(RedisCache):
             pipe.get(self.make_and_validate_key(other))
         results = pipe.execute()
         return results[0], (int(results[2]) if other is not None and results[2] is not None else None)
+
+
+class LocalDiskCache(DjangoCache):
+    """diskcache's ``DjangoCache`` with this site's defaults (any of them can be overridden
+    in ``CACHES``: ``SHARDS``, ``DATABASE_TIMEOUT``, ``OPTIONS``)."""
+
+    def __init__(self, directory, params):
+        params = {"SHARDS": 4, "DATABASE_TIMEOUT": 0.05, **params}
+        params["OPTIONS"] = {
+            "disk_min_file_size": 4 * 1024 * 1024,  # page bodies inline in SQLite
+            "size_limit": 2 * 1024**3,
+            **params.get("OPTIONS", {}),
+        }
+        super().__init__(directory, params)
 
 
 def count_and_read(cache: BaseCache, name: str, ttl: int, other: str | None = None) -> tuple[int | None, int | None]:

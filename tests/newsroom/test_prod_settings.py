@@ -78,7 +78,7 @@ def test_production_defaults():
     assert s["static"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
     assert s["log"] == "json"
     assert s["proxy"] is None
-    assert s["caches"]["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+    assert s["caches"]["default"]["BACKEND"] == "newsroom.infra.cache.LocalDiskCache"  # shared by every process
     assert s["session"] == "django.contrib.sessions.backends.cached_db"
     assert s["databases"] == ["default"] and s["routers"] == []
 

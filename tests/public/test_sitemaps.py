@@ -31,20 +31,24 @@ def recent(demo, seed_doc):
     return fresh
 
 
-def locs(content: bytes) -> list[str]:
-    return [u.find(f"{SM}loc").text for u in ET.fromstring(content).findall(f"{SM}url")]
+def all_urls(client) -> tuple[list[str], ET.Element]:
+    """Every URL the sitemap index leads to, and the <url> elements they came from."""
+    index = ET.fromstring(client.get("/sitemap.xml").content)
+    root = ET.Element("all")
+    for loc in index.iter(f"{SM}loc"):
+        response = client.get(loc.text.removeprefix("https://hangingcontext.com"))
+        assert response.status_code == 200
+        root.extend(ET.fromstring(response.content).findall(f"{SM}url"))
+    return [u.find(f"{SM}loc").text for u in root], root
 
 
 def test_sitemap_lists_published_stories_newsrooms_and_editions(client, recent):
-    response = client.get("/sitemap.xml")
-    assert response.status_code == 200
-    urls = locs(response.content)
+    urls, root = all_urls(client)
     assert "https://hangingcontext.com/stories/2026-10-16/agent-training-stack/" in urls
     assert recent.url in urls
     assert "https://hangingcontext.com/n/artificial-intelligence/" in urls
     assert "https://hangingcontext.com/editions/2026-10-16T00/" in urls
     assert not any("draft-story" in u for u in urls)
-    root = ET.fromstring(response.content)
     [demo_url] = [u for u in root.findall(f"{SM}url") if u.find(f"{SM}loc").text.endswith("agent-training-stack/")]
     assert demo_url.find(f"{SM}lastmod").text.startswith("2026-10-16")
 
@@ -67,12 +71,12 @@ def test_news_sitemap_is_capped(client, recent, monkeypatch):
     from public import sitemaps
 
     monkeypatch.setattr(sitemaps, "NEWS_LIMIT", 0)
-    assert ET.fromstring(client.get("/sitemap-news.xml").content).findall(f"{SM}url") == []
+    assert list(ET.fromstring(client.get("/sitemap-news.xml").content).iter(f"{NEWS}news")) == []
 
 
 def test_unpublished_story_leaves_the_sitemaps(client, recent):
     Story.objects.filter(pk=recent.pk).update(status="draft", published_at=None)
-    assert recent.url not in locs(client.get("/sitemap.xml").content)
+    assert recent.url not in all_urls(client)[0]
     assert recent.url not in client.get("/sitemap-news.xml").content.decode()
 
 
@@ -85,8 +89,18 @@ def test_robots_txt_lists_the_sitemaps(client, db):
     assert "Disallow: /admin/" in lines
 
 
-@pytest.mark.parametrize("url,most", [("/sitemap.xml", 6), ("/sitemap-news.xml", 1), ("/robots.txt", 0)])
+@pytest.mark.parametrize(
+    "url,most",
+    [
+        ("/sitemap.xml", 3),
+        ("/sitemaps/pages.xml", 1),
+        ("/sitemaps/2026-10.xml", 2),
+        ("/sitemap-news.xml", 1),
+        ("/robots.txt", 0),
+    ],
+)
 def test_sitemap_query_counts(client, recent, url, most, django_assert_max_num_queries):
-    # sitemap.xml: a count and a page for each of its three sections
+    # sitemap.xml: one probe per month with stories (the demo's, this one's) and the last;
+    # a month: its stories and its editions
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200
