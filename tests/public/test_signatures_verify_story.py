@@ -149,3 +149,15 @@ def test_bad_input_is_named(tmp_path, url):
         run(str(tmp_path / "missing.http"))
     with pytest.raises(CommandError, match="HTTP 404"):
         run("http://testserver/stories/2026-10-16/no-such-story/index.json")
+
+
+def test_hostile_text_from_the_site_is_printed_inert(url, demo, monkeypatch):
+    from public.management.commands.verify_story import plain
+
+    assert plain("A\x1b[2J headline\nwith a line break") == "A\ufffd[2J headline\ufffdwith a line break"
+    actions.record_correction(story=demo, text="Fixed.\x1b]0;owned\x07", kind="correction")
+    monkeypatch.setattr(messages, "now", lambda: 1_790_000_000)
+    messages._local.clear()
+    out = run(url + "index.json")
+    assert "\x1b" not in out and "\x07" not in out
+    assert "correction: Fixed.\ufffd]0;owned\ufffd" in out
