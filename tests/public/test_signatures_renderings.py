@@ -131,3 +131,13 @@ def test_a_missing_story_is_not_signed(client):
     response = client.get("/stories/2026-10-16/no-such-story/index.json")
     assert response.status_code == 404
     assert "Signature" not in response
+
+
+@pytest.mark.parametrize(
+    "name", ["story-detail", "story-json", "story-markdown", "story-text", "api-story", "api-story-ninjs"]
+)
+def test_every_signed_route_keeps_its_signing(name):
+    from django.urls import resolve, reverse
+
+    args = [81] if name.startswith("api") else ["2026-10-16", "a-story"]
+    assert getattr(resolve(reverse(name, args=args)).func, "signed", False), name
