@@ -161,3 +161,23 @@ def test_hostile_text_from_the_site_is_printed_inert(url, demo, monkeypatch):
     out = run(url + "index.json")
     assert "\x1b" not in out and "\x07" not in out
     assert "correction: Fixed.\ufffd]0;owned\ufffd" in out
+
+
+@pytest.mark.slow
+def test_a_failure_exits_non_zero_with_the_reason(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "copy.http").write_bytes(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "verify_story", str(tmp_path / "copy.http"), "--url", "http://x.test/a"],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "NOT VERIFIED: missing signature" in result.stderr

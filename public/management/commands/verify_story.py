@@ -143,6 +143,8 @@ class Command(BaseCommand):
                 copy = read_saved(Path(source), url)
             if copy.status != 200:
                 raise CommandError(f"the rendering answered HTTP {copy.status}, not 200: nothing signed to check")
+            if "signature" not in copy.headers or "signature-input" not in copy.headers:
+                raise CommandError("NOT VERIFIED: missing signature: no Signature-Input and Signature headers")
             public_keys, current = self.load_keys(client, keys, copy.urls[0])
             target, verified, failure = None, None, None
             for candidate in copy.urls:
