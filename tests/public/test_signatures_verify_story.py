@@ -22,14 +22,32 @@ from tests.signatures import seed_of, x_of
 pytestmark = pytest.mark.django_db
 
 
+def in_process_site(environ, start_response):
+    """This site as a WSGI app that, as Django's test client does, leaves the test's database
+    connection open (a real request closes it at its start and end)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        result = WSGIHandler()(environ, start_response)
+        body = list(result)
+        result.close()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    return body
+
+
 @pytest.fixture(autouse=True)
 def the_site_over_http(monkeypatch, settings):
-    """The command's HTTP client talks to this site (WSGI, in process), at http://testserver."""
+    """The command's HTTP client talks to this site, in process, at http://testserver."""
     settings.SITE_URL = "http://testserver"
     story_views._local.clear()
     messages._local.clear()
     monkeypatch.setattr(
-        verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=WSGIHandler()))
+        verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=in_process_site))
     )
 
 
