@@ -9,7 +9,6 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import CommandError, call_command
 
 from newsroom.infra.signing import messages
@@ -17,27 +16,9 @@ from newsroom.infra.signing.keys import PublicKey
 from public.management.commands import verify_story
 from public.views import story as story_views
 from stories import actions
-from tests.signatures import seed_of, x_of
+from tests.signatures import in_process_site, seed_of, x_of
 
 pytestmark = pytest.mark.django_db
-
-
-def in_process_site(environ, start_response):
-    """This site as a WSGI app that, as Django's test client does, leaves the test's database
-    connection open (a real request closes it at its start and end)."""
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
-        result = WSGIHandler()(environ, start_response)
-        body = list(result)
-        result.close()
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
-    return body
 
 
 @pytest.fixture(autouse=True)
