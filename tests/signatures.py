@@ -10,7 +10,16 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from http_message_signatures import HTTPMessageVerifier, InvalidSignature, MappingKeyResolver, algorithms
 
-__all__ = ["InvalidSignature", "jwks_resolver", "pem_of", "seed_of", "verify_request", "verify_response", "x_of"]
+__all__ = [
+    "InvalidSignature",
+    "in_process_site",
+    "jwks_resolver",
+    "pem_of",
+    "seed_of",
+    "verify_request",
+    "verify_response",
+    "x_of",
+]
 
 
 def _b64url(text: str) -> bytes:
@@ -83,3 +92,22 @@ def pem_of(key: Ed25519PrivateKey) -> str:
     return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()
+
+
+def in_process_site(environ, start_response):
+    """This site as a WSGI app that, as Django's test client does, leaves the test's database
+    connection open (a real request closes it at its start and end)."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        result = WSGIHandler()(environ, start_response)
+        body = list(result)
+        result.close()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    return body

@@ -131,3 +131,42 @@ def test_a_missing_story_is_not_signed(client):
     response = client.get("/stories/2026-10-16/no-such-story/index.json")
     assert response.status_code == 404
     assert "Signature" not in response
+
+
+@pytest.mark.parametrize(
+    "name", ["story-detail", "story-json", "story-markdown", "story-text", "api-story", "api-story-ninjs"]
+)
+def test_every_signed_route_keeps_its_signing(name):
+    from django.urls import resolve, reverse
+
+    args = [81] if name.startswith("api") else ["2026-10-16", "a-story"]
+    assert getattr(resolve(reverse(name, args=args)).func, "signed", False), name
+
+
+def test_the_partner_guide_snippet_verifies_a_real_http_response(demo, settings):
+    """docs/api.md's few lines, with an httpx client talking to this site in process."""
+    import base64
+
+    import httpx
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from http_message_signatures import HTTPMessageVerifier, MappingKeyResolver, algorithms
+
+    from tests.signatures import in_process_site
+
+    site = "http://testserver"
+    with httpx.Client(transport=httpx.WSGITransport(app=in_process_site)) as http:
+        jwks = http.get(site + "/.well-known/http-message-signatures-directory").json()
+        keys = {
+            k["kid"]: Ed25519PublicKey.from_public_bytes(base64.urlsafe_b64decode(k["x"] + "=")) for k in jwks["keys"]
+        }
+        verifier = HTTPMessageVerifier(
+            signature_algorithm=algorithms.ED25519, key_resolver=MappingKeyResolver(public_keys=keys, private_keys={})
+        )
+        response = http.get(site + urlsplit(demo.url).path + "index.json")
+    [result] = verifier.verify(
+        response,
+        body=response.content,
+        max_age=None,
+        require_components=('"@target-uri";req', "content-type", "content-digest"),
+    )
+    assert result.parameters["keyid"] == jwks["keys"][0]["kid"]

@@ -9,7 +9,6 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import CommandError, call_command
 
 from newsroom.infra.signing import messages
@@ -17,19 +16,19 @@ from newsroom.infra.signing.keys import PublicKey
 from public.management.commands import verify_story
 from public.views import story as story_views
 from stories import actions
-from tests.signatures import seed_of, x_of
+from tests.signatures import in_process_site, seed_of, x_of
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
 def the_site_over_http(monkeypatch, settings):
-    """The command's HTTP client talks to this site (WSGI, in process), at http://testserver."""
+    """The command's HTTP client talks to this site, in process, at http://testserver."""
     settings.SITE_URL = "http://testserver"
     story_views._local.clear()
     messages._local.clear()
     monkeypatch.setattr(
-        verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=WSGIHandler()))
+        verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=in_process_site))
     )
 
 
@@ -149,3 +148,35 @@ def test_bad_input_is_named(tmp_path, url):
         run(str(tmp_path / "missing.http"))
     with pytest.raises(CommandError, match="HTTP 404"):
         run("http://testserver/stories/2026-10-16/no-such-story/index.json")
+
+
+def test_hostile_text_from_the_site_is_printed_inert(url, demo, monkeypatch):
+    from public.management.commands.verify_story import plain
+
+    assert plain("A\x1b[2J headline\nwith a line break") == "A\ufffd[2J headline\ufffdwith a line break"
+    actions.record_correction(story=demo, text="Fixed.\x1b]0;owned\x07", kind="correction")
+    monkeypatch.setattr(messages, "now", lambda: 1_790_000_000)
+    messages._local.clear()
+    out = run(url + "index.json")
+    assert "\x1b" not in out and "\x07" not in out
+    assert "correction: Fixed.\ufffd]0;owned\ufffd" in out
+
+
+@pytest.mark.slow
+def test_a_failure_exits_non_zero_with_the_reason(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "copy.http").write_bytes(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "verify_story", str(tmp_path / "copy.http"), "--url", "http://x.test/a"],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "NOT VERIFIED: missing signature" in result.stderr

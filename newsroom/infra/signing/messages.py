@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import threading
 import time
 from collections import OrderedDict
 
@@ -83,6 +84,7 @@ def sign_request(*, method: str, target_uri: str, content_type: str, body: bytes
 
 
 _local: OrderedDict[str, dict] = OrderedDict()
+_local_lock = threading.Lock()  # gthread workers share the table
 
 
 def response_headers(*, target_uri: str, content_type: str, body: bytes, cacheable: bool = True) -> dict[str, str]:
@@ -108,7 +110,8 @@ def response_headers(*, target_uri: str, content_type: str, body: bytes, cacheab
 
 
 def _remember(key: str, headers: dict) -> None:
-    _local[key] = headers
-    _local.move_to_end(key)
-    while len(_local) > LOCAL_SIGNATURES:
-        _local.popitem(last=False)
+    with _local_lock:
+        _local[key] = headers
+        _local.move_to_end(key)
+        while len(_local) > LOCAL_SIGNATURES:
+            _local.popitem(last=False)

@@ -99,6 +99,13 @@ def _guess_urls(headers: dict) -> list[str]:
     return [page + RENDERING_BY_TYPE[kind]] if kind in RENDERING_BY_TYPE else [page]
 
 
+def plain(value) -> str:
+    """Text from the copy or the site, safe to print: control characters (terminal escapes,
+    line breaks) shown as U+FFFD, length capped."""
+    text = str(value)[:500]
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
+
+
 def _b64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
@@ -136,6 +143,8 @@ class Command(BaseCommand):
                 copy = read_saved(Path(source), url)
             if copy.status != 200:
                 raise CommandError(f"the rendering answered HTTP {copy.status}, not 200: nothing signed to check")
+            if "signature" not in copy.headers or "signature-input" not in copy.headers:
+                raise CommandError("NOT VERIFIED: missing signature: no Signature-Input and Signature headers")
             public_keys, current = self.load_keys(client, keys, copy.urls[0])
             target, verified, failure = None, None, None
             for candidate in copy.urls:
@@ -146,10 +155,10 @@ class Command(BaseCommand):
                 except VerificationFailed as exc:
                     failure = exc
             if verified is None:
-                raise CommandError(f"NOT VERIFIED: {failure}")
+                raise CommandError(f"NOT VERIFIED: {plain(failure)}")
             which = "the current key" if verified.keyid == current else "a retired key, still published"
             when = verified.created.strftime("%Y-%m-%dT%H:%M:%SZ") if verified.created else "an unknown time"
-            self.stdout.write(f"Signature valid: {target}")
+            self.stdout.write(f"Signature valid: {plain(target)}")
             self.stdout.write(f"  signed with {which} ({verified.keyid}) at {when}")
             self.report_story(client, copy, target, verified)
 
@@ -189,9 +198,9 @@ class Command(BaseCommand):
         except (httpx.HTTPError, ValueError):
             current = None
         if current is None:
-            self.stdout.write(f"  story {story_url}: could not look up its current version at {lookup}")
+            self.stdout.write(f"  story {plain(story_url)}: could not look up its current version at {plain(lookup)}")
             return
-        self.stdout.write(f"  story {current.get('id')}: {current.get('headline')!s} ({story_url})")
+        self.stdout.write(f"  story {plain(current.get('id'))}: {plain(current.get('headline'))} ({plain(story_url)})")
         self.report_version(client, copy, target, verified, current)
 
     def story_url(self, copy: Copy, target: str) -> str | None:
@@ -223,7 +232,8 @@ class Command(BaseCommand):
         except ValueError:
             body = None
         if isinstance(body, dict) and body.get("version"):
-            self.stdout.write(f"  version {body['version']} (ninjs), {body.get('versionCreated') or ''}".rstrip(", "))
+            created = plain(body.get("versionCreated") or "")
+            self.stdout.write(f"  version {plain(body['version'])} (ninjs), {created}".rstrip(", "))
         if same:
             self.stdout.write(f"  this is the current version of the story ({len(corrections)} correction(s) in all)")
         elif same is False:
@@ -234,4 +244,5 @@ class Command(BaseCommand):
             return
         self.stdout.write(f"  corrected since: yes, {len(since)} time(s)")
         for c in since:
-            self.stdout.write(f"    {c.get('corrected_at')} {c.get('kind', 'correction')}: {c.get('text', '')}")
+            kind, text = plain(c.get("kind", "correction")), plain(c.get("text", ""))
+            self.stdout.write(f"    {plain(c.get('corrected_at'))} {kind}: {text}")
