@@ -120,7 +120,7 @@
 
   function labelTools(tools, name) {
     Array.prototype.forEach.call(tools.children, function (b) {
-      b.setAttribute("aria-label", b.textContent.replace(/ section$/, "") + " (" + name + ")");
+      b.setAttribute("aria-label", b.textContent + " (" + name + ")");
     });
   }
 
