@@ -30,7 +30,12 @@ serve: venv
 	$(PY) manage.py collectstatic --noinput
 	$(VENV)/bin/gunicorn --config gunicorn.conf.py
 
-test: venv
+# axe-core for the accessibility tests (package.json); skipped, with the tests, without npm.
+node_modules/.installed: package.json package-lock.json
+	if command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent && touch $@; \
+	else echo "npm not found: the accessibility tests will be skipped"; fi
+
+test: venv node_modules/.installed
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: venv

@@ -30,6 +30,8 @@ from django.utils.html import format_html
 
 from stories import actions, presence
 from stories.actions.drafts import is_live, pending_draft_of
+from stories.admin.desk import history as desk_history
+from stories.admin.desk import views as desk_views
 from stories.admin.forms import StoryAdminForm
 from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: imported to register them)
     CiteAdmin,
@@ -42,7 +44,6 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
 from stories.admin.views import (
     changes,
     claim_citations,
-    compare,
     correct,
     desk_context,
     discard_changes,
@@ -154,6 +155,7 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     save_on_top = True
     list_display = [
         "headline",
+        "write",
         "newsroom",
         "edition",
         "status",
@@ -204,6 +206,14 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     def get_changelist(self, request, **kwargs):
         return StoryChangeList
 
+    @admin.display(description="editing screen")
+    def write(self, obj):
+        return format_html(
+            '<a href="{}" aria-label="Write “{}” on the editing screen">write</a>',
+            reverse("admin:stories_story_editor", args=[obj.pk]),
+            obj.headline,
+        )
+
     @admin.display(description="pending changes")
     def pending_changes(self, obj):
         draft_id = getattr(obj, "pending_draft_id", None)
@@ -237,7 +247,11 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         if obj is None or not obj.pk:
             return "Save the story first."
         loaded = Story.objects.with_everything().get(pk=obj.pk)
-        return render_to_string("admin/stories/story/desk_panel.html", desk_context(loaded))
+        link = format_html(
+            '<p><a href="{}" class="desk-primary" id="desk-open-editor">Write, cite and check on the editing screen</a></p>',
+            reverse("admin:stories_story_editor", args=[obj.pk]),
+        )
+        return link + render_to_string("admin/stories/story/desk_panel.html", desk_context(loaded))
 
     # ------------------------------------------------------------------ saving
 
@@ -294,6 +308,18 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
 
         name = "stories_story_"
         return [
+            # The editing screen: "Add story" lands on it; its endpoints answer JSON.
+            path("add/", view(desk_views.editor), name=name + "editor_new"),
+            path("editor/save/", view(desk_views.save), name=name + "editor_save"),
+            path("editor/checks/", view(desk_views.live_checks), name=name + "editor_checks"),
+            path("editor/claims/", view(desk_views.claims), name=name + "editor_claims"),
+            path("editor/autosave/", view(desk_views.autosave), name=name + "editor_autosave"),
+            path("<path:object_id>/editor/", view(desk_views.editor), name=name + "editor"),
+            path(
+                "<path:object_id>/revisions/<int:version>/restore/",
+                view(desk_history.restore),
+                name=name + "restore",
+            ),
             path("claim/<str:claim_id>/citations/", view(claim_citations), name=name + "claim_citations"),
             path("<path:object_id>/run-checks/", view(run_checks), name=name + "run_checks"),
             path("<path:object_id>/start-changes/", view(start_changes), name=name + "start_changes"),
@@ -306,7 +332,7 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
             path("<path:object_id>/unschedule/", view(unschedule), name=name + "unschedule"),
             path("<path:object_id>/correct/", view(correct), name=name + "correct"),
             path("<path:object_id>/revisions/", view(revisions), name=name + "revisions"),
-            path("<path:object_id>/revisions/compare/", view(compare), name=name + "compare"),
+            path("<path:object_id>/revisions/compare/", view(desk_history.compare), name=name + "compare"),
         ] + super().get_urls()
 
 

@@ -18,8 +18,9 @@ from django.urls import reverse
 from manifests.models import Claim
 from stories import actions
 from stories.actions import drafts
+from stories.admin.desk.checking import checks_in_words
 from stories.admin.forms import CorrectionForm, PublishChangesForm, PublishForm, ReasonForm, ScheduleForm
-from stories.history import compare_versions, other_changes, prose_diff
+from stories.history import other_changes, prose_diff
 from stories.models import AuditEntry, CheckResult, Cite, Revision, Story
 
 # The part of a finding's path that names a key fact, a paragraph or a section.
@@ -162,7 +163,9 @@ def publish(model_admin, request, object_id):
                 request, "Published." + (" Checks overridden; the reason is in the audit log." if reason else "")
             )
             return _back(story)
-    result = latest_check(story)
+    if request.method == "POST":
+        story.refresh_from_db(fields=["version"])
+    checks = checks_in_words(story)
     return _page(
         model_admin,
         request,
@@ -170,9 +173,10 @@ def publish(model_admin, request, object_id):
         "publish.html",
         "Publish",
         form=form,
-        can_override=can_override,
-        result=result,
-        criteria=(result.rubric or {}).get("criteria", []) if result else [],
+        # The override is offered only when something failed.
+        can_override=can_override and not checks["passed"],
+        checks=checks,
+        editor_url=reverse("admin:stories_story_editor", args=[story.pk]),
     )
 
 
@@ -339,7 +343,9 @@ def publish_changes(model_admin, request, object_id):
                 + (" The note to readers is on the story." if form.correction() else ""),
             )
             return _back(live)
-    result = latest_check(draft)
+    if request.method == "POST":
+        draft.refresh_from_db(fields=["version"])
+    checks = checks_in_words(draft)
     return _page(
         model_admin,
         request,
@@ -347,9 +353,9 @@ def publish_changes(model_admin, request, object_id):
         "publish_changes.html",
         "Publish changes",
         form=form,
-        can_override=can_override,
-        result=result,
-        criteria=(result.rubric or {}).get("criteria", []) if result else [],
+        can_override=can_override and not checks["passed"],
+        checks=checks,
+        editor_url=reverse("admin:stories_story_editor", args=[draft.pk]),
         **context,
     )
 
@@ -383,29 +389,6 @@ def revisions(model_admin, request, object_id):
     for row in rows:
         row.audit = audit.get(row.version)
     return _page(model_admin, request, story, "revisions.html", "Revisions", revisions=rows)
-
-
-def compare(model_admin, request, object_id):
-    story = _story_or_404(model_admin, request, object_id)
-    try:
-        a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
-    except ValueError:
-        messages.error(request, "Choose two revisions to compare.")
-        return HttpResponseRedirect(reverse("admin:stories_story_revisions", args=[story.pk]))
-    old, new = min(a, b), max(a, b)
-    lines, found = compare_versions(story.pk, old, new)
-    if old not in found or new not in found:
-        raise Http404("no such revision")
-    return _page(
-        model_admin,
-        request,
-        story,
-        "compare.html",
-        f"Version {old} → {new}",
-        lines=lines,
-        old=found[old],
-        new=found[new],
-    )
 
 
 def claim_citations(model_admin, request, claim_id):

@@ -14,6 +14,7 @@ from newsroom.fields import OrderedJSONField
 from newsroom.models import Beat, Edition, Newsroom
 from newsroom.validators import http_url
 
+from .autosave import Autosave  # noqa: F401
 from .records import AuditEntry, CheckResult, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
