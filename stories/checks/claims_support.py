@@ -34,6 +34,7 @@ from stories.text import content_tokens, figures, name_key, name_stated, names, 
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
+from .meaning.names import swapped_opening
 
 CLAIM_LIKE = 0.34  # a sentence sharing this much wording with its claims states facts
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
@@ -182,6 +183,20 @@ class ClaimsSupport(Criterion):
                         kind="name",
                     )
                 )
+        if evidence.texts and (swap := swapped_opening(sentence, evidence.texts, evidence.haystack)):
+            word, other, claim = (excerpt(part) for part in swap)
+            findings.append(
+                finding(
+                    ERROR,
+                    path,
+                    f"contradicts its claim (name): {word} vs {other}",
+                    sentence=quoted,
+                    name=word,
+                    kind="name",
+                    claim=claim,
+                    terms=[word, other],
+                )
+            )
         tokens = content_tokens(sentence)
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP

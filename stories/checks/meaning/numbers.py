@@ -22,6 +22,7 @@ from .lexicon import lexicon
 _WORDISH = re.compile(r"[A-Za-z]+|\d[\d,.]*%?")
 _TARGET = re.compile(r"[A-Za-z]+|\d[\d,.]*%?[A-Za-z]*")  # "2nd": an ordinal, one token
 MAX_RUN = 12  # words of one number ("one hundred and twenty-five thousand ...")
+CHUNK = 48
 MAX_TEXT = 20_000  # longer texts are read up to here: no prose sentence is longer
 
 
@@ -43,10 +44,19 @@ def word_figures(text: str) -> tuple[tuple[str, str], ...]:
             out.append((token, canon))
     if not any(t.isalpha() for t in source):
         return tuple(out)
+    # The parser's time grows faster than its input on long runs of number words: it reads
+    # chunks of ``CHUNK`` words (a number longer than ``MAX_RUN`` words is not prose anyway).
+    for begin in range(0, len(source), CHUNK):
+        out += _parse_chunk(source[begin : begin + CHUNK], specials)
+    return tuple(out)
+
+
+def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     try:
         converted = alpha2digit(" ".join(source), "en", threshold=0)
-    except Exception:
-        return tuple(out)
+    except Exception:  # a parser failure on odd text means no number words
+        return out
     target = _TARGET.findall(converted)
     # Walk both token lists: the parser replaces a run of words with one digit token.
     i = j = 0
@@ -64,4 +74,4 @@ def word_figures(text: str) -> tuple[tuple[str, str], ...]:
         if canon is not None and canon != "1" and i - start <= MAX_RUN and specials.get(written.lower()) is None:
             out.append((written, canon))
         j += 1
-    return tuple(out)
+    return out
