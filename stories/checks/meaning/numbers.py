@@ -31,9 +31,20 @@ def _digit_figure(token: str) -> str | None:
     return found[0][1] if len(found) == 1 else None
 
 
-@lru_cache(maxsize=8192)
+CACHED_TEXT = 2000  # longer texts are not kept in the cache: a hostile story must not fill it
+
+
 def word_figures(text: str) -> tuple[tuple[str, str], ...]:
     """((as written, canonical figure), ...) for each number written in words."""
+    return _cached_word_figures(text) if len(text) <= CACHED_TEXT else _word_figures(text)
+
+
+@lru_cache(maxsize=8192)
+def _cached_word_figures(text: str) -> tuple[tuple[str, str], ...]:
+    return _word_figures(text)
+
+
+def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
     text = text[:MAX_TEXT]
     specials = lexicon().number_words
     out: list[tuple[str, str]] = []
