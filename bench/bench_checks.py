@@ -141,6 +141,7 @@ def build(rng: random.Random) -> None:
                     "{}",
                     "bench",
                     "",
+                    "",
                     1,
                     now,
                     now,
@@ -152,7 +153,8 @@ def build(rng: random.Random) -> None:
         print(f"  story texts and fingerprints computed: {time.perf_counter() - t0:.1f}s", flush=True)
         with cur.copy(
             "COPY stories_story (id, slug, edition_date, audience, angle, headline, dek, trust, status, published_at, unresolved,"
-            " decision_card, writer_agent, writer_run_id, version, created_at, updated_at, edition_id, newsroom_id) FROM STDIN"
+            " decision_card, writer_agent, writer_run_id, created_by_partner, version, created_at, updated_at, edition_id, newsroom_id)"
+            " FROM STDIN"
         ) as copy:
             for row in rows:
                 copy.write_row(row)

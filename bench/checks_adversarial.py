@@ -39,6 +39,10 @@ from stories.checks import run_checks  # noqa: E402
 DEMO = ROOT / "demo" / "agent-training-stack.json"
 MANIFESTS = ROOT / "demo" / "agent-training-stack.manifests.json"
 UNITS = ["[", "1", "1 ", "[](", "1.5% ", "Aa b ", "A0 ", "Aa-B ", "from 1 to 2 ", "!", "."]
+# What the meaning checks read: negations, number words, contrast and comparison frames,
+# opposed terms and sentence openings, as one long sentence and as many short ones.
+UNITS += ["not ", "nine ", "twenty-one ", ", not x ", "not a but ", "rather than ", "more than ", "from a to "]
+UNITS += ["Cost, not speed. ", "Verifier quality matters less than rollout volume. ", "Google rose. "]
 
 
 def largest_story(seed: dict, unit: str) -> dict:

@@ -34,6 +34,7 @@ from stories.text import content_tokens, figures, name_key, name_stated, names, 
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
+from .meaning.names import swapped_opening
 
 CLAIM_LIKE = 0.34  # a sentence sharing this much wording with its claims states facts
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
@@ -77,16 +78,16 @@ class ClaimsSupport(Criterion):
 
     def run(self, ctx) -> CriterionResult:
         findings, scores = [], []
-        self.judge = load_judge()
+        judge = load_judge()  # one per run: criteria are shared between threads
         for unit in ctx.units:
             if not any(cite["claim_ids"] for cite in unit.cites):
                 continue  # paragraphs_cited reports it
-            unit_findings, score = self.check_unit(unit, Evidence(ctx, unit))
+            unit_findings, score = self.check_unit(unit, Evidence(ctx, unit), judge)
             findings += unit_findings
             scores.append(score)
         return CriterionResult(self.name, sum(scores) / len(scores) if scores else 1.0, findings)
 
-    def check_unit(self, unit, evidence: Evidence) -> tuple[list[dict], float]:
+    def check_unit(self, unit, evidence: Evidence, judge) -> tuple[list[dict], float]:
         """The unit's findings and its score (0 to 1)."""
         findings = [
             finding(ERROR, unit.path, f"claim {cid} has no text yet, so it supports nothing: {STUB_HINT}", claim_id=cid)
@@ -97,7 +98,7 @@ class ClaimsSupport(Criterion):
         all_sentences = sentences(unit.text) or [unit.text]
         backed = items = missing = analysis = 0
         for sentence in all_sentences:
-            is_backed, n_items, sentence_findings = self.check_sentence(unit.path, sentence, evidence)
+            is_backed, n_items, sentence_findings = self.check_sentence(unit.path, sentence, evidence, judge)
             backed += is_backed
             items += n_items
             missing += sum(1 for f in sentence_findings if f["severity"] == ERROR)
@@ -139,7 +140,8 @@ class ClaimsSupport(Criterion):
         message = f"{len(rest)} more findings like these here are not listed"
         return [*kept, finding(severity, path, message, more=len(rest))]
 
-    def check_sentence(self, path: str, sentence: str, evidence: Evidence) -> tuple[bool, int, list[dict]]:
+    @staticmethod
+    def check_sentence(path: str, sentence: str, evidence: Evidence, judge) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence."""
         findings, quoted = [], excerpt(sentence)
         sentence_figures, sentence_names = figures(sentence), names(sentence)
@@ -182,6 +184,20 @@ class ClaimsSupport(Criterion):
                         kind="name",
                     )
                 )
+        if evidence.texts and (swap := swapped_opening(sentence, evidence.texts, evidence.haystack)):
+            word, other, claim = (excerpt(part) for part in swap)
+            findings.append(
+                finding(
+                    ERROR,
+                    path,
+                    f"contradicts its claim (name): {word} vs {other}",
+                    sentence=quoted,
+                    name=word,
+                    kind="name",
+                    claim=claim,
+                    terms=[word, other],
+                )
+            )
         tokens = content_tokens(sentence)
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
@@ -197,7 +213,7 @@ class ClaimsSupport(Criterion):
                     )
         reversed_range = any(f.get("kind") == "range" for f in findings)
         if evidence.texts and not reversed_range:  # a reversed range is that fault's one finding
-            verdict = self.judge.judge(sentence, evidence.texts)
+            verdict = judge.judge(sentence, evidence.texts)
             if verdict.label == CONTRADICTED:
                 n_meaning += 1
                 findings.append(

@@ -191,3 +191,25 @@ def test_a_hostile_answer_is_cut_and_cannot_invent_a_claim():
 def test_the_api_key_is_never_in_a_finding(stub):
     stub.answer = {"verdict": "contradicted", "reason": "no", "claim": CLAIMS[1]}
     assert "sk-test-secret" not in json.dumps(support_findings(PARAGRAPH, CLAIMS))
+
+
+class AlwaysContradicts:
+    """A judge an operator might plug in: one method, (sentence, claims) -> Verdict."""
+
+    def judge(self, sentence, claims):
+        return Verdict(CONTRADICTED, "the operator's judge says so", "other", claims[0], ("a", "b"))
+
+
+def test_any_class_the_setting_names_judges_each_sentence(settings):
+    settings.CHECKS_JUDGE = "tests.stories.test_checks_meaning_judge.AlwaysContradicts"
+    found = errors_of(support_findings(PARAGRAPH, CLAIMS))
+    assert len(found) == 3
+    assert {f["message"] for f in found} == {"contradicts its claim (other): the operator's judge says so"}
+
+
+def test_the_chat_judge_without_a_url_asks_nothing(settings):
+    settings.CHECKS_JUDGE = "stories.checks.meaning.chat.ChatJudge"
+    settings.CHECKS_JUDGE_URL = ""
+    assert errors_of(support_findings(PARAGRAPH, CLAIMS)) == []
+    [f] = errors_of(support_findings("The ferry service carried fewer passengers in the spring.", CLAIMS))
+    assert f["kind"] == "comparison"

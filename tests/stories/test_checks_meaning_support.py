@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from stories.checks.meaning.clauses import MAX_TOKENS, clauses
+from stories.checks.meaning.clauses import MAX_TOKENS, _clauses
 from stories.checks.meaning.judge import DeterministicJudge
-from stories.checks.meaning.numbers import word_figures
+from stories.checks.meaning.numbers import _word_figures
 from tests.stories.helpers import criterion, errors, failing, para, rubric_of
 from tests.stories.meaning_corpus import errors_of, support_findings
 
@@ -142,7 +142,7 @@ def test_a_sentence_reading_two_claims_is_compared_clause_by_clause():
 
 def test_a_huge_sentence_is_read_up_to_a_bound():
     sentence = "not " * 100_000 + "rose"
-    assert sum(len(c.tokens) for c in clauses.__wrapped__(sentence)) <= MAX_TOKENS
+    assert sum(len(c.tokens) for c in _clauses(sentence)) <= MAX_TOKENS
 
 
 @pytest.mark.parametrize(
@@ -152,8 +152,8 @@ def test_meaning_reading_grows_linearly(unit):
     def cost(n):
         text = unit * (n // len(unit))
         start = time.perf_counter()
-        clauses.__wrapped__(text)
-        word_figures.__wrapped__(text)
+        _clauses(text)
+        _word_figures(text)
         DeterministicJudge().judge(text[:5000], [text[:5000]] * 3)
         return time.perf_counter() - start
 

@@ -53,7 +53,6 @@ class ChatJudge:
         self.timeout = float(settings.CHECKS_JUDGE_TIMEOUT)
         self.down = not self.url
         self.calls = 0
-        self._client: httpx.Client | None = None
 
     def judge(self, sentence: str, claims: list[str]) -> Verdict:
         base = self.fallback.judge(sentence, claims)
@@ -110,10 +109,10 @@ class ChatJudge:
         return verdict
 
     def _post(self, body: dict, headers: dict, deadline: float) -> bytes:
-        if self._client is None:
-            self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
         chunks, size = [], 0
-        with self._client.stream("POST", self.url, json=body, headers=headers) as response:
+        with httpx.stream(
+            "POST", self.url, json=body, headers=headers, timeout=httpx.Timeout(self.timeout), follow_redirects=False
+        ) as response:
             if response.status_code != 200:
                 raise httpx.HTTPError(f"status {response.status_code}")
             for chunk in response.iter_raw():

@@ -172,9 +172,20 @@ def _split(tokens: list[str]) -> list[list[str]]:
     return out
 
 
-@lru_cache(maxsize=16384)
+CACHED_TEXT = 2000  # longer sentences are not kept in the cache: a hostile story must not fill it
+
+
 def clauses(sentence: str) -> tuple[Clause, ...]:
     """The clauses of one sentence (its first ``MAX_TOKENS`` tokens)."""
+    return _cached_clauses(sentence) if len(sentence) <= CACHED_TEXT else _clauses(sentence)
+
+
+@lru_cache(maxsize=16384)
+def _cached_clauses(sentence: str) -> tuple[Clause, ...]:
+    return _clauses(sentence)
+
+
+def _clauses(sentence: str) -> tuple[Clause, ...]:
     tokens = []
     for m in _TOKEN.finditer(sentence.lower()):
         tokens.append(m.group(0))

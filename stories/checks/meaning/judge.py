@@ -12,7 +12,7 @@ from functools import lru_cache
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from .clauses import CONTRAST, RANGE, THAN, Clause, clauses
+from .clauses import CACHED_TEXT, CONTRAST, RANGE, THAN, Clause, clauses
 from .lexicon import lexicon
 
 SUPPORTED, CONTRADICTED, NOT_ENOUGH = "supported", "contradicted", "not enough information"
@@ -53,8 +53,16 @@ class DeterministicJudge:
         return Verdict(NOT_ENOUGH, "no cited claim says the same thing")
 
 
-@lru_cache(maxsize=8192)
 def _claim_clauses(text: str) -> tuple[Clause, ...]:
+    return _cached_claim_clauses(text) if len(text) <= CACHED_TEXT else _read_claim(text)
+
+
+@lru_cache(maxsize=8192)
+def _cached_claim_clauses(text: str) -> tuple[Clause, ...]:
+    return _read_claim(text)
+
+
+def _read_claim(text: str) -> tuple[Clause, ...]:
     from stories.text import sentences
 
     return tuple(c for s in sentences(text) or [text] for c in clauses(s))

@@ -22,6 +22,7 @@ from .lexicon import lexicon
 _WORDISH = re.compile(r"[A-Za-z]+|\d[\d,.]*%?")
 _TARGET = re.compile(r"[A-Za-z]+|\d[\d,.]*%?[A-Za-z]*")  # "2nd": an ordinal, one token
 MAX_RUN = 12  # words of one number ("one hundred and twenty-five thousand ...")
+CHUNK = 48
 MAX_TEXT = 20_000  # longer texts are read up to here: no prose sentence is longer
 
 
@@ -30,9 +31,20 @@ def _digit_figure(token: str) -> str | None:
     return found[0][1] if len(found) == 1 else None
 
 
-@lru_cache(maxsize=8192)
+CACHED_TEXT = 2000  # longer texts are not kept in the cache: a hostile story must not fill it
+
+
 def word_figures(text: str) -> tuple[tuple[str, str], ...]:
     """((as written, canonical figure), ...) for each number written in words."""
+    return _cached_word_figures(text) if len(text) <= CACHED_TEXT else _word_figures(text)
+
+
+@lru_cache(maxsize=8192)
+def _cached_word_figures(text: str) -> tuple[tuple[str, str], ...]:
+    return _word_figures(text)
+
+
+def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
     text = text[:MAX_TEXT]
     specials = lexicon().number_words
     out: list[tuple[str, str]] = []
@@ -43,10 +55,19 @@ def word_figures(text: str) -> tuple[tuple[str, str], ...]:
             out.append((token, canon))
     if not any(t.isalpha() for t in source):
         return tuple(out)
+    # The parser's time grows faster than its input on long runs of number words: it reads
+    # chunks of ``CHUNK`` words (a number longer than ``MAX_RUN`` words is not prose anyway).
+    for begin in range(0, len(source), CHUNK):
+        out += _parse_chunk(source[begin : begin + CHUNK], specials)
+    return tuple(out)
+
+
+def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     try:
         converted = alpha2digit(" ".join(source), "en", threshold=0)
-    except Exception:
-        return tuple(out)
+    except Exception:  # a parser failure on odd text means no number words
+        return out
     target = _TARGET.findall(converted)
     # Walk both token lists: the parser replaces a run of words with one digit token.
     i = j = 0
@@ -64,4 +85,4 @@ def word_figures(text: str) -> tuple[tuple[str, str], ...]:
         if canon is not None and canon != "1" and i - start <= MAX_RUN and specials.get(written.lower()) is None:
             out.append((written, canon))
         j += 1
-    return tuple(out)
+    return out
