@@ -134,6 +134,18 @@ def test_the_key_goes_to_the_api_and_not_to_the_public_checks_record():
     assert "Authorization" not in seen[1].headers
 
 
+def test_a_story_url_naming_another_host_does_not_send_the_client_there():
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx.Response(200, json={})
+
+    client, _ = make(handler)
+    client.get_checks_record({"url": "https://news.example//evil.example/stories/a/"})
+    assert seen[0].url.host == "news.example" and seen[0].url.path == "/evil.example/stories/a/checks.json"
+
+
 def test_errors_carry_the_apis_code_message_and_path():
     handler, _ = replies(
         (400, {}, {"error": {"code": "invalid", "message": "required", "path": "headline"}}),
