@@ -12,8 +12,6 @@ try:
 except ImportError:  # the main suite imports it from the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
 
-pytest.importorskip("httpx", reason="the client needs httpx (requirements-dev.txt)")
-
 
 @pytest.fixture
 def site(transactional_db, live_server):
