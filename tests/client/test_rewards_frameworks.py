@@ -11,10 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from newsroom_client.rewards import CRITERIA, api_core, local_core
+from newsroom_client.rewards import CRITERIA, local_core
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
+
+
+async def closing(core, awaitable):
+    """Await in this event loop, then close the core's connections of the loop."""
+    try:
+        return await awaitable
+    finally:
+        await core.backend.aclose()
 
 
 def faulty(doc: dict) -> dict:
@@ -23,12 +31,12 @@ def faulty(doc: dict) -> dict:
     return doc
 
 
-def test_verifiers_task_rewards_sum_to_the_checks_score(site, keys, seed_doc):
+def test_verifiers_task_rewards_sum_to_the_checks_score(site, keys, remote_core, seed_doc):
     vf = pytest.importorskip("verifiers.v1", reason="needs the [verifiers] extra: make test-client")
     from newsroom_client.rewards.verifiers_rubric import checks_rewards
     from verifiers.v1.trace import AgentInfo, Trace, TraceTask
 
-    core = api_core(site, keys[0])
+    core = remote_core(site, keys[0])
 
     class DraftTask(checks_rewards(core), vf.Task[vf.TaskData]):
         pass
@@ -40,7 +48,7 @@ def test_verifiers_task_rewards_sum_to_the_checks_score(site, keys, seed_doc):
         trace = Trace(
             task=TraceTask(type="DraftTask", data=task.data), agent=AgentInfo(config=vf.AgentConfig()), root_reply=reply
         )
-        asyncio.run(task.score(trace))
+        asyncio.run(closing(core, task.score(trace)))
         assert set(trace.rewards) == {f"checks_{n}" for n in CRITERIA}
         assert all(r.weight == pytest.approx(1 / 7) for r in trace.rewards.values())
         if reward is None:
@@ -87,22 +95,22 @@ def test_inspect_scorer_gives_a_value_per_criterion_and_the_findings_as_explanat
     )
 
 
-def test_the_inspect_explanation_is_the_feedback_text(site, keys, seed_doc):
+def test_the_inspect_explanation_is_the_feedback_text(site, keys, remote_core, seed_doc):
     pytest.importorskip("inspect_ai", reason="needs the [inspect] extra: make test-client")
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
     from newsroom_client.rewards.inspect_scorer import checks_scorer
 
-    core = api_core(site, keys[0])
+    core = remote_core(site, keys[0])
     score = checks_scorer(core)
     state = TaskState(model="m", sample_id=1, epoch=1, input="write", messages=[])
     state.output = ModelOutput.from_content("m", json.dumps(faulty(seed_doc)))
-    result = asyncio.run(score(state, Target("")))
+    result = asyncio.run(closing(core, score(state, Target(""))))
     assert result.value["paragraphs_cited"] < 1 and result.explanation == core.score(faulty(seed_doc)).feedback
     assert "paragraphs_cited: error at sections[0].paragraphs[0]" in result.explanation
     state.output = ModelOutput.from_content("m", "I refuse.")
-    result = asyncio.run(score(state, Target("")))
+    result = asyncio.run(closing(core, score(state, Target(""))))
     assert result.value["score"] == 0 and result.explanation.startswith("Not a valid")
 
 
