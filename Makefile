@@ -2,12 +2,14 @@
 #   make run   - the site on SQLite with the demo newsroom, at http://127.0.0.1:8000
 #   make test  - the whole test suite (DATABASE_URL picks the database; SQLite by default)
 #   make lint  - ruff format --check, ruff check, the import contracts (pyproject.toml)
+#   make test-client - the Python client's tests (tests/client) in .venv-client, with the
+#                      client installed from client/ with its verifiers and Inspect extras
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test lint venv serve bench-checks clean
+.PHONY: run test test-client lint venv serve bench-checks clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,8 +45,21 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 
+# The client and its framework adapters, tested in their own virtualenv: verifiers and
+# inspect-ai are heavy (about 1 GB installed) and stay out of the project's .venv.
+CLIENT_VENV := .venv-client
+$(CLIENT_VENV)/.installed: requirements.txt requirements-dev.txt client/pyproject.toml client/constraints.txt
+	test -x $(CLIENT_VENV)/bin/python || $(PYTHON) -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CLIENT_VENV)/bin/python -m pip install --quiet -r requirements-dev.txt -c client/constraints.txt './client[signatures,verifiers,inspect]'
+	touch $@
+
+test-client: $(CLIENT_VENV)/.installed
+	$(CLIENT_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall ./client
+	$(CLIENT_VENV)/bin/python -m pytest -p no:cacheprovider tests/client $(PYTEST_ARGS)
+
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) $(CLIENT_VENV) db.sqlite3 staticfiles
 
 # The checks benchmark (docs/benchmarks.md): PostgreSQL, its own database.
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_checks

@@ -251,7 +251,8 @@ class Client(_Base):
         ``story`` is its id or its desk/1 document; the record is read from this client's
         site at the story's path (a public page: the key is not sent)."""
         document = self.get_story(story) if isinstance(story, str) else story
-        path = urlsplit(document["url"]).path + "checks.json"
+        # The path alone, on this client's site: never another host ("//host/..." included).
+        path = "/" + urlsplit(str(document["url"])).path.lstrip("/") + "checks.json"
         return self._send(_Call("GET", self._url(path), authenticated=False, conditional=True))
 
     def signature_keys(self) -> dict[str, Any]:

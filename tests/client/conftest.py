@@ -12,8 +12,6 @@ try:
 except ImportError:  # the main suite imports it from the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
 
-pytest.importorskip("httpx", reason="the client needs httpx (requirements-dev.txt)")
-
 
 @pytest.fixture
 def site(transactional_db, live_server):
@@ -31,3 +29,20 @@ def keys(transactional_db):
 
     partner = Partner.objects.create(name="Agent Lab", slug="agent-lab", contact="ops@agent.example")
     return ApiKey.issue(partner=partner, scope="read")[1], ApiKey.issue(partner=partner, scope="writer")[1]
+
+
+@pytest.fixture
+def remote_core():
+    """``api_core(...)`` whose connections are closed when the test ends, so the live server
+    has no connection left open when it stops."""
+    from newsroom_client.rewards import api_core
+
+    made = []
+
+    def build(*args, **kwargs):
+        made.append(api_core(*args, **kwargs))
+        return made[-1]
+
+    yield build
+    for core in made:
+        core.close()

@@ -134,6 +134,18 @@ def test_the_key_goes_to_the_api_and_not_to_the_public_checks_record():
     assert "Authorization" not in seen[1].headers
 
 
+def test_a_story_url_naming_another_host_does_not_send_the_client_there():
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx.Response(200, json={})
+
+    client, _ = make(handler)
+    client.get_checks_record({"url": "https://news.example//evil.example/stories/a/"})
+    assert seen[0].url.host == "news.example" and seen[0].url.path == "/evil.example/stories/a/checks.json"
+
+
 def test_errors_carry_the_apis_code_message_and_path():
     handler, _ = replies(
         (400, {}, {"error": {"code": "invalid", "message": "required", "path": "headline"}}),
@@ -166,3 +178,23 @@ def test_bad_arguments_are_refused_before_any_request():
 )
 def test_retry_after_is_read_as_seconds_or_an_http_date(value, seconds):
     assert parse_retry_after(value, now=0) == seconds
+
+
+def test_the_package_imports_without_django_or_the_frameworks():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import newsroom_client
+
+    code = (
+        "import sys, newsroom_client, newsroom_client.rewards, newsroom_client.rewards.trl_rewards,"
+        " newsroom_client.rewards.verifiers_rubric, newsroom_client.rewards.inspect_scorer;"
+        " print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'stories', 'verifiers', 'inspect_ai'}))"
+    )
+    package_root = str(Path(newsroom_client.__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": package_root}, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

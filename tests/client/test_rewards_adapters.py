@@ -74,7 +74,7 @@ def test_the_weights_make_the_weighted_sum_the_overall_score():
 
 
 @pytest.mark.slow
-def test_a_batch_against_the_live_server_costs_one_check_per_completion(site, keys, seed_doc):
+def test_a_batch_against_the_live_server_costs_one_check_per_completion(site, keys, remote_core, seed_doc):
     counted = []
 
     class Counting(httpx.AsyncHTTPTransport):
@@ -82,7 +82,7 @@ def test_a_batch_against_the_live_server_costs_one_check_per_completion(site, ke
             counted.append(request.url.path)
             return await super().handle_async_request(request)
 
-    core = api_core(site, keys[0], concurrency=2, async_transport=Counting())
+    core = remote_core(site, keys[0], concurrency=2, async_transport=Counting())
     faulty = copy.deepcopy(seed_doc)
     faulty["sections"][0]["paragraphs"][0]["cites"] = []
     batch = [json.dumps(seed_doc), json.dumps(faulty), "not a story"]

@@ -5,7 +5,7 @@ import copy
 import json
 
 import pytest
-from newsroom_client.rewards import CRITERIA, NoDocument, api_core, extract_document, local_core
+from newsroom_client.rewards import CRITERIA, NoDocument, extract_document, local_core
 
 pytestmark = pytest.mark.slow
 
@@ -40,8 +40,8 @@ def variants(doc: dict) -> dict[str, object]:
     }
 
 
-def test_the_api_and_the_in_process_checks_give_the_same_rewards(site, keys, seed_doc):
-    over_api = api_core(site, keys[0])
+def test_the_api_and_the_in_process_checks_give_the_same_rewards(site, keys, remote_core, seed_doc):
+    over_api = remote_core(site, keys[0])
     in_process = local_core()
     for name, completion in variants(seed_doc).items():
         remote, local = over_api.score(completion), in_process.score(completion)
@@ -49,8 +49,8 @@ def test_the_api_and_the_in_process_checks_give_the_same_rewards(site, keys, see
         assert (remote.feedback, remote.valid, remote.passed) == (local.feedback, local.valid, local.passed), name
 
 
-def test_rewards_carry_a_score_per_criterion_and_findings_a_model_can_read(site, keys, seed_doc):
-    core = api_core(site, keys[0])
+def test_rewards_carry_a_score_per_criterion_and_findings_a_model_can_read(site, keys, remote_core, seed_doc):
+    core = remote_core(site, keys[0])
     rewards = {name: core.score(c) for name, c in variants(seed_doc).items()}
     assert rewards["clean"].score == 1.0 and rewards["clean"].passed
     assert set(rewards["clean"].criteria) == set(CRITERIA)
@@ -60,8 +60,10 @@ def test_rewards_carry_a_score_per_criterion_and_findings_a_model_can_read(site,
     assert rewards["stray claim"].criteria["claims_belong"] < 1
 
 
-def test_a_completion_without_a_valid_document_scores_zero_with_the_error_as_feedback(site, keys, seed_doc):
-    core = api_core(site, keys[0])
+def test_a_completion_without_a_valid_document_scores_zero_with_the_error_as_feedback(
+    site, keys, remote_core, seed_doc
+):
+    core = remote_core(site, keys[0])
     rewards = {name: core.score(c) for name, c in variants(seed_doc).items()}
     for name in ("invalid", "no json", "not an object"):
         reward = rewards[name]
@@ -71,8 +73,8 @@ def test_a_completion_without_a_valid_document_scores_zero_with_the_error_as_fee
     assert rewards["no json"].error.startswith("$: no JSON object found")
 
 
-def test_equal_documents_are_checked_once(site, keys, seed_doc):
-    core = api_core(site, keys[0])
+def test_equal_documents_are_checked_once(site, keys, remote_core, seed_doc):
+    core = remote_core(site, keys[0])
     core.score(seed_doc)
     core.score(json.dumps(seed_doc))
     core.score(f"```json\n{json.dumps(seed_doc, indent=2)}\n```")

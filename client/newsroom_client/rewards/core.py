@@ -76,6 +76,16 @@ class ApiBackend:
             self._loop_entry = (loop, client, asyncio.Semaphore(self.concurrency))
         return self._loop_entry[1], self._loop_entry[2]
 
+    async def aclose(self) -> None:
+        """Close this event loop's connections (``score_many`` does, before its loop ends)."""
+        if self._loop_entry is not None and self._loop_entry[0] is asyncio.get_running_loop():
+            await self._loop_entry[1].aclose()
+            self._loop_entry = None
+
+    def close(self) -> None:
+        """Close the synchronous client's connections."""
+        self.client.close()
+
     async def acheck(self, document: dict[str, Any]) -> Rubric:
         client, semaphore = self._for_loop()
         async with semaphore:
@@ -200,15 +210,23 @@ class RewardCore:
         """``ascore_many`` from synchronous code (its own event loop, or a worker thread's
         when one is already running in this thread)."""
         completions = list(completions)
+
+        async def batch() -> list[Reward]:
+            try:
+                return await self.ascore_many(completions)
+            finally:
+                if (aclose := getattr(self.backend, "aclose", None)) is not None:
+                    await aclose()  # the loop ends with the batch: its connections too
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.ascore_many(completions))
+            return asyncio.run(batch())
         outcome: dict[str, Any] = {}
 
         def run() -> None:
             try:
-                outcome["rewards"] = asyncio.run(self.ascore_many(completions))
+                outcome["rewards"] = asyncio.run(batch())
             except BaseException as exc:
                 outcome["error"] = exc
 
@@ -218,6 +236,11 @@ class RewardCore:
         if "error" in outcome:
             raise outcome["error"]
         return outcome["rewards"]
+
+    def close(self) -> None:
+        """Close the backend's connections, if it holds any."""
+        if (close := getattr(self.backend, "close", None)) is not None:
+            close()
 
 
 def api_core(base_url: str, key: str, *, concurrency: int = 8, **client_options: Any) -> RewardCore:
