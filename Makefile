@@ -2,8 +2,9 @@
 #   make run   - the site on SQLite with the demo newsroom, at http://127.0.0.1:8000
 #   make test  - the whole test suite (DATABASE_URL picks the database; SQLite by default)
 #   make lint  - ruff format --check, ruff check, the import contracts (pyproject.toml)
-#   make test-client - the Python client's tests (tests/client) in .venv-client, with the
-#                      client installed from client/ with its verifiers and Inspect extras
+#   make test-client - the client's framework adapters (verifiers, Inspect) in .venv-client,
+#                      with the client installed from client/ with those extras; the rest of
+#                      tests/client runs in make test
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -56,7 +57,7 @@ $(CLIENT_VENV)/.installed: requirements.txt requirements-dev.txt client/pyprojec
 
 test-client: $(CLIENT_VENV)/.installed
 	$(CLIENT_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall ./client
-	$(CLIENT_VENV)/bin/python -m pytest -p no:cacheprovider tests/client $(PYTEST_ARGS)
+	$(CLIENT_VENV)/bin/python -m pytest -p no:cacheprovider tests/client/test_rewards_frameworks.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(CLIENT_VENV) db.sqlite3 staticfiles
