@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test test-client lint venv serve bench-checks clean
+.PHONY: run test test-client lint venv serve bench-checks bench-api bench-sitemaps clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -67,3 +67,13 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_checks
 bench-checks: venv
 	psql "$(dir $(BENCH_DATABASE_URL))postgres" -c 'create database bench_checks' 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/bench_checks.py
+
+# The partner API against the bare framework (bench/api_peers.py; gunicorn -w 2, wrk -t2 -c32).
+BENCH_API_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_api
+bench-api: venv
+	BENCH_DATABASE_URL=$(BENCH_API_DATABASE_URL) $(PY) bench/api_peers.py --cold
+
+# Cold sitemaps on generated rows (bench/sitemap_scale.py; fill the database first, see there).
+BENCH_SITEMAPS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_sitemaps
+bench-sitemaps: venv
+	DATABASE_URL=$(BENCH_SITEMAPS_DATABASE_URL) $(PY) bench/sitemap_scale.py

@@ -38,6 +38,9 @@ def _blocked_key(client: str) -> str:
     return f"apikey-blocked:{client}"
 
 
+cache_key, blocked_key = _cache_key, _blocked_key  # for the fast path's one round trip (``fastpath``)
+
+
 def _safe(call, default):
     try:
         return call()

@@ -26,6 +26,7 @@ from . import serializers as s
 from .auth import ApiKeyAuthentication, IsPartnerOrStaff, IsWriter, PartnerRateThrottle, api_key
 from .conditional import ConditionalGetMixin
 from .errors import InvalidDocument
+from .fastpath import FastReadMixin
 from .filters import filter_stories, parse_slug, present
 from .openapi import DESK_STORY, MANIFESTS_DOCUMENT, RequiredBodySchema
 from .pagination import KeysetPagination
@@ -85,7 +86,7 @@ STORY_FILTERS = [
 ]
 
 
-class StoryList(ReadView):
+class StoryList(FastReadMixin, ReadView):
     """Published stories, oldest change first (``updated_at``, then ``id``): poll with
     ``updated_since`` and follow ``next`` to the end, then keep ``next_cursor``."""
 
@@ -125,7 +126,7 @@ class PublishedStoryMixin:
         return rendered
 
 
-class StoryDetail(PublishedStoryMixin, ReadView):
+class StoryDetail(FastReadMixin, PublishedStoryMixin, ReadView):
     """One published story as hangingcontext.desk/1 JSON."""
 
     @extend_schema(responses={200: s.StoryDocumentSerializer, **errors(401, 404, 429)})
@@ -133,7 +134,7 @@ class StoryDetail(PublishedStoryMixin, ReadView):
         return Response(renderers.Encoded(self.get_representation(story_id, renderers.DESK).body))
 
 
-class StoryNinjs(PublishedStoryMixin, ReadView):
+class StoryNinjs(FastReadMixin, PublishedStoryMixin, ReadView):
     """One published story as IPTC ninjs 3.0."""
 
     @extend_schema(responses={200: s.NinjsSerializer, **errors(401, 404, 429)})

@@ -1,0 +1,143 @@
+"""The warm path of the API's story reads (``stories/``, ``stories/<id>/``, ``.../ninjs``):
+a partner polling an answer that has not changed gets it without DRF's request wrapping,
+content negotiation, rendering and body hashing.
+
+Each 200 answer of those views is stored under its URL (path and query) with the ``lists``
+generation read before it was made (every story event, source edit and label change moves
+``lists``: ``stories.cache``), its ETag and its headers. The next request with a partner key
+for the same URL makes one cache round trip for the key, the client's block, the entry and
+the generation together; when the entry is current it counts the request against the key's
+throttle and usage exactly as the full path does (``PartnerRateThrottle``,
+``usage.record_use``) and answers from the entry (304 when the ETag or date matches).
+
+Anything else takes the full DRF path, which does every check itself and answers every
+error: no ``Bearer`` key (a staff session), an unknown, revoked or badly formed key, a
+blocked client, a throttled key (the full path answers the 429), a ``format`` parameter, an
+``Accept`` asking for something other than plain JSON (``indent=``, another type), a HEAD
+or any other method, no current entry. So the fast path can only answer what the full path
+would have answered, with the same body and headers.
+
+A response-level hook (a signature over the body, for instance) wraps the view returned by
+``as_view()`` (``syndication/urls.py``) and so sees the answers of both paths alike.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.utils.cache import get_conditional_response
+from rest_framework import throttling
+
+from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, read_generations
+
+from . import keys, usage
+from .auth import PartnerRateThrottle, _parse
+from .models import hash_secret
+from .renderers import API_CODE_VERSION
+
+PLAIN_JSON = {"", "*/*", "application/json", "application/*", "application/json; charset=utf-8"}
+KEPT_HEADERS = ("Content-Type", "Vary", "Allow", "Cache-Control", "ETag", "Last-Modified")
+
+
+def _entry_key(request) -> str:
+    query = request.META.get("QUERY_STRING", "")
+    return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?{query}"
+
+
+def _token(request) -> str | None:
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return None
+    return token
+
+
+def eligible(request) -> bool:
+    return (
+        request.method == "GET"
+        and "format" not in request.GET
+        and request.META.get("HTTP_ACCEPT", "").strip().lower() in PLAIN_JSON
+        and _token(request) is not None
+    )
+
+
+class _ThrottleView:
+    """What ``PartnerRateThrottle`` reads of the view: nothing."""
+
+
+def answer(request):
+    """The stored answer for this request, or None (take the full path). Sets
+    ``request._api_generation`` for ``store`` on the way."""
+    token = _token(request)
+    prefix = _parse(token)
+    if prefix is None:
+        return None
+    client = throttling.BaseThrottle().get_ident(request)
+    names = [keys.cache_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
+    try:
+        got = cache.get_many(names)
+    except Exception:  # the cache unreachable: the full path copes
+        return None
+    request._api_generation = read_generations(got, ["lists"])["lists"]
+    key = got.get(names[0])
+    if not isinstance(key, keys.ApiKey) or (got.get(names[1]) or 0) > 0:
+        return None  # not cached, unknown, or a client that may be blocked: the full path decides
+    if not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
+        return None
+    entry = got.get(names[2])
+    if entry is None or entry["generation"] != request._api_generation:
+        return None
+    request.auth = key  # what the throttle reads (``api_key``)
+    throttle = PartnerRateThrottle()
+    if not throttle.allow_request(request, _ThrottleView()):
+        return None  # refused requests are not counted; the full path answers the 429
+    usage.record_use(key)
+    response = HttpResponse(entry["body"])
+    for name, value in entry["headers"]:
+        response[name] = value
+    return get_conditional_response(
+        request, etag=entry["headers_map"].get("ETag"), last_modified=entry["last_modified"], response=response
+    )
+
+
+def store(request, response) -> None:
+    """Keep a 200 answer of the full path for the next request to the same URL."""
+    generation = getattr(request, "_api_generation", None)
+    if generation is None or response.status_code != 200 or not eligible(request):
+        return
+    auth = getattr(request, "auth", None)
+    if not isinstance(auth, keys.ApiKey):
+        return
+    headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
+    last_modified = None
+    if response.has_header("Last-Modified"):
+        from django.utils.http import parse_http_date_safe
+
+        last_modified = parse_http_date_safe(response["Last-Modified"])
+    entry = {
+        "generation": generation,
+        "body": response.content,
+        "headers": headers,
+        "headers_map": dict(headers),
+        "last_modified": last_modified,
+    }
+    try:
+        cache.set(_entry_key(request), entry, PAGE_TTL)
+    except Exception:
+        pass
+
+
+class FastReadMixin:
+    """For the story read views: answer from the stored answer when current, else the full
+    path, storing its answer."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if eligible(request):
+            response = answer(request)
+            if response is not None:
+                return response
+        response = super().dispatch(request, *args, **kwargs)
+        store(self.request, response)
+        return response
