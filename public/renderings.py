@@ -10,6 +10,7 @@ queries that loaded the story.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -120,12 +121,20 @@ def to_text(d: dict) -> str:
     return "\n\n".join(blocks)
 
 
+# What CommonMark (with strikethrough) reads as markup anywhere in a line: emphasis, code,
+# links and images, raw HTML and autolinks, entity and character references, tables' pipes.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>&!|~#])")
+# What starts a block at the beginning of a line: list markers (``-``, ``+``, ``1.``,
+# ``1)``), thematic breaks and setext underlines (``---``, ``===``), quotes, fences.
+_MD_BLOCK_START = re.compile(r"^(?:([-+=>:])|([0-9]{1,9})([.)]))")
+
+
 def _md_escape_line(text: str) -> str:
-    """Plain text safe to put on one Markdown line: no leading block syntax, no inline HTML."""
-    text = " ".join(text.split())
-    for ch in "\\`*_[]<>#":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Plain text as one Markdown line that a CommonMark reader gives back unchanged (but
+    for runs of whitespace, made one space): no block syntax at its start, no inline markup,
+    no entity (``AT&amp;T`` stays ``AT&amp;T``)."""
+    text = _MD_INLINE.sub(r"\\\1", " ".join(text.split()))
+    return _MD_BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), text)
 
 
 def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
