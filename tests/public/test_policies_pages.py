@@ -38,7 +38,16 @@ def test_a_policy_not_stated_is_not_found(client, slug):
     assert client.get(f"/policies/{slug}/").status_code == 404
 
 
-@pytest.mark.parametrize("field,slug", [("masthead", "masthead"), ("ownership_funding", "ownership-funding")])
+@pytest.mark.parametrize(
+    "field,slug",
+    [
+        ("publishing_principles", "publishing-principles"),
+        ("corrections_policy", "corrections"),
+        ("verification_policy", "verification"),
+        ("ownership_funding", "ownership-funding"),
+        ("masthead", "masthead"),
+    ],
+)
 def test_hostile_markdown_is_sanitised(client, field, slug):
     _profile(**{field: '<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror="alert(1)">'})
     html = client.get(f"/policies/{slug}/").content.decode()
