@@ -26,7 +26,35 @@ class EditionAdmin(admin.ModelAdmin):
 
 @admin.register(SiteProfile)
 class SiteProfileAdmin(admin.ModelAdmin):
-    fields = ["disclosure", "sponsor", "reuse", "run_these_manifests", "command_one", "command_all"]
+    fieldsets = [
+        (None, {"fields": ["disclosure", "sponsor", "reuse", "run_these_manifests", "command_one", "command_all"]}),
+        (
+            "Policies (Markdown; each is a public page under /policies/ when not empty)",
+            {
+                "fields": [
+                    "publishing_principles",
+                    "corrections_policy",
+                    "verification_policy",
+                    "ownership_funding",
+                    "masthead",
+                ]
+            },
+        ),
+        ("Logo and default image", {"fields": ["logo_url", "default_image_url"]}),
+        (
+            "trust.txt (one value per line)",
+            {
+                "fields": [
+                    "trust_member",
+                    "trust_belongto",
+                    "trust_control",
+                    "trust_social",
+                    "trust_contact",
+                    "trust_datatrainingallowed",
+                ]
+            },
+        ),
+    ]
 
     def has_add_permission(self, request):
         return not SiteProfile.objects.exists()

@@ -86,3 +86,19 @@ REUSE = {
     "license_url": "{site_url}/terms/reuse/",
     "machine_url": "{site_url}/.well-known/reuse.json",
 }
+
+PUBLISHING_PRINCIPLES = (
+    "Every story is written from Synorb Manifests, each a source with the claims it makes, and every "
+    "paragraph and key fact cites the claims it rests on. A story is published only when it passes the "
+    "server-side checks described in our verification policy, or when an editor overrides a failing check "
+    "with a reason; the story then says so, and its public record of the checks shows the reason.\n\n"
+    "We label what a story is (reported, analysis) and say who or what wrote it. Claims that a company makes "
+    "about itself are marked as self-reported. Questions a story could not settle are listed as unresolved."
+)
+
+CORRECTIONS_POLICY = (
+    "When a published story is wrong, we correct it in place and say so: the correction, its kind and its "
+    "time appear at the top of the story, in every format of it (the page, index.json, index.md, the API and "
+    "the feeds), and on the list of all corrections. We do not remove a correction once it is published, and "
+    "we do not change a published story without the change passing the same checks as the first version."
+)

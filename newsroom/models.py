@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from . import defaults
 from .fields import OrderedJSONField
+from .validators import http_url
 
 EDITION_FORMAT = "%Y-%m-%dT%H"
 EDITION_REGEX = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
@@ -127,6 +128,10 @@ class Edition(models.Model):
             raise ValidationError({"starts_at": "must be the hour the id names"})
 
 
+TRUST_HELP = "trust.txt: URLs of %s, one per line."
+TRUST_URL_FIELDS = ("trust_member", "trust_belongto", "trust_control", "trust_social", "trust_contact")
+
+
 def _default_run_these_manifests():
     return copy.deepcopy(defaults.RUN_THESE_MANIFESTS)
 
@@ -155,25 +160,70 @@ class SiteProfile(models.Model):
     disclosure = models.TextField(default=defaults.DISCLOSURE)
     reuse = OrderedJSONField(default=_default_reuse)
 
+    # trust.txt (JournalList): one URL per line; contact also takes email addresses.
+    trust_member = models.TextField(blank=True, help_text=TRUST_HELP % "associations this site is a member of")
+    trust_belongto = models.TextField(blank=True, help_text=TRUST_HELP % "organisations this site belongs to")
+    trust_control = models.TextField(blank=True, help_text=TRUST_HELP % "other sites this organisation controls")
+    trust_social = models.TextField(blank=True, help_text=TRUST_HELP % "the site's own social media accounts")
+    trust_contact = models.TextField(
+        blank=True, help_text="trust.txt contact=: contact pages (URLs) or email addresses, one per line."
+    )
+    trust_datatrainingallowed = models.CharField(
+        max_length=3,
+        blank=True,
+        choices=[("", "Not stated"), ("yes", "yes"), ("no", "no")],
+        help_text="trust.txt datatrainingallowed=: may the site's content train AI models.",
+    )
+
+    # The newsroom's policies (Markdown), each a public page under /policies/ when not empty.
+    publishing_principles = models.TextField(blank=True, default=defaults.PUBLISHING_PRINCIPLES)
+    corrections_policy = models.TextField(blank=True, default=defaults.CORRECTIONS_POLICY)
+    verification_policy = models.TextField(
+        blank=True, help_text="Shown after the shipped explanation of the checks every story passes."
+    )
+    ownership_funding = models.TextField(blank=True, help_text="Who owns and funds the newsroom (Markdown).")
+    masthead = models.TextField(blank=True, help_text="The people responsible for the newsroom (Markdown).")
+    logo_url = models.URLField(
+        max_length=1000, blank=True, validators=[http_url], help_text="The site's logo; empty for the shipped one."
+    )
+    default_image_url = models.URLField(
+        max_length=1000,
+        blank=True,
+        validators=[http_url],
+        help_text="The image shared for a story without one (og:image, JSON-LD); empty for the shipped one.",
+    )
+
     class Meta:
         constraints = [
             models.CheckConstraint(condition=models.Q(singleton=True), name="site_profile_singleton"),
             models.CheckConstraint(condition=~models.Q(disclosure=""), name="site_profile_disclosure"),
+            models.CheckConstraint(
+                condition=models.Q(trust_datatrainingallowed__in=["", "yes", "no"]),
+                name="site_profile_datatrainingallowed",
+            ),
         ]
 
     def __str__(self):
         return "Site profile"
 
     def clean(self):
-        from .validators import check_json_urls
+        from .validators import check_json_urls, check_url_lines
 
         for field in ("sponsor", "run_these_manifests", "reuse"):
             check_json_urls(field, getattr(self, field))
+        for field in TRUST_URL_FIELDS:
+            check_url_lines(field, getattr(self, field), emails=field == "trust_contact")
 
     @classmethod
     def load(cls) -> "SiteProfile":
         obj, _ = cls.objects.get_or_create(singleton=True)
         return obj
+
+    @classmethod
+    def current(cls) -> "SiteProfile":
+        """The stored profile, or the defaults when none is stored yet: a read only (so
+        that a public page reads from a replica), never a write."""
+        return cls.objects.filter(singleton=True).first() or cls()
 
     def reuse_for(self, canonical_url: str | None = None) -> dict:
         out = {

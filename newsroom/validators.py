@@ -2,7 +2,7 @@
 ``javascript:``, ``data:`` or ``ftp:``)."""
 
 from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
+from django.core.validators import URLValidator, validate_email
 
 http_url = URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// URL.")
 
@@ -35,3 +35,35 @@ def check_json_urls(field: str, value) -> None:
             http_url(filled)
         except ValidationError:
             raise ValidationError({field: f"{where}: {url[:80]!r} is not an http:// or https:// URL"}) from None
+
+
+def lines_of(text: str) -> list[str]:
+    """The non-empty lines of a one-value-per-line field, stripped."""
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+def is_http_url(value: str) -> bool:
+    try:
+        http_url(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def is_email(value: str) -> bool:
+    try:
+        validate_email(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def check_url_lines(field: str, text: str, *, emails: bool = False) -> None:
+    """A ValidationError on ``field`` naming each line that is not an http(s) URL (nor,
+    with ``emails``, an email address). Whitespace inside a value is refused, so a value
+    can never hold a line break or a second ``key=value``."""
+    bad = [line for line in lines_of(text) if not (is_http_url(line) or (emails and is_email(line)))]
+    if bad:
+        what = "an http:// or https:// URL or an email address" if emails else "an http:// or https:// URL"
+        names = ", ".join(repr(line[:80]) for line in bad[:3])
+        raise ValidationError({field: f"each line must be {what}: {names} is not"})

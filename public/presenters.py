@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from public import markup, renderings
+from public import markup, organization, renderings
 from stories import desk
 from stories.publication import publication_of
 
@@ -128,8 +128,20 @@ def checks_summary(provenance: renderings.Provenance) -> dict:
     return {"record": provenance, "failed": failed}
 
 
-def story_context(story, d: dict) -> dict:
-    """Everything ``public/story_detail.html`` reads."""
+def share_image(d: dict, profile) -> dict:
+    """The image shared with the page (og:image): the story's first, else the site's default."""
+    if d["images"]:
+        return {"url": d["images"][0]["url"], "alt": d["images"][0]["alt"]}
+    return {"url": organization.default_image_url(profile), "alt": renderings.site_name()}
+
+
+def story_context(story, d: dict, profile=None) -> dict:
+    """Everything ``public/story_detail.html`` reads; ``profile`` is the site profile (loaded
+    when not given)."""
+    if profile is None:
+        from newsroom.models import SiteProfile
+
+        profile = SiteProfile.load()
     provenance = provenance_of(story, d)
     sources = build_sources(d, claim_texts(story))
     by_id = {s.manifest_id: s for s in sources}
@@ -164,8 +176,16 @@ def story_context(story, d: dict) -> dict:
         "corrections": corrections,
         "run": rtm,
         "run_steps": steps,
-        "jsonld": mark_safe(renderings.jsonld_script_text(d, provenance)),
+        "jsonld": mark_safe(
+            renderings.jsonld_script_text(
+                d,
+                provenance,
+                publisher=organization.publisher_ref(profile),
+                default_image=organization.default_image_url(profile),
+            )
+        ),
         "image": d["images"][0] if d["images"] else None,
+        "share_image": share_image(d, profile),
         "sponsor_text": markup.to_inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
         "site_name": renderings.site_name(),
     }

@@ -10,6 +10,7 @@ queries that loaded the story.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -120,12 +121,20 @@ def to_text(d: dict) -> str:
     return "\n\n".join(blocks)
 
 
+# What CommonMark (with strikethrough) reads as markup anywhere in a line: emphasis, code,
+# links and images, raw HTML and autolinks, entity and character references, tables' pipes.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>&!|~#])")
+# What starts a block at the beginning of a line: list markers (``-``, ``+``, ``1.``,
+# ``1)``), thematic breaks and setext underlines (``---``, ``===``), quotes, fences.
+_MD_BLOCK_START = re.compile(r"^(?:([-+=>:])|([0-9]{1,9})([.)]))")
+
+
 def _md_escape_line(text: str) -> str:
-    """Plain text safe to put on one Markdown line: no leading block syntax, no inline HTML."""
-    text = " ".join(text.split())
-    for ch in "\\`*_[]<>#":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Plain text as one Markdown line that a CommonMark reader gives back unchanged (but
+    for runs of whitespace, made one space): no block syntax at its start, no inline markup,
+    no entity (``AT&amp;T`` stays ``AT&amp;T``)."""
+    text = _MD_INLINE.sub(r"\\\1", " ".join(text.split()))
+    return _MD_BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), text)
 
 
 def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
@@ -187,10 +196,27 @@ def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
     return "\n".join(out) + "\n"
 
 
-def to_jsonld(d: dict, provenance: Provenance = NO_PROVENANCE) -> dict:
+def _pruned(value):
+    """``value`` without empty lists, empty objects or nulls at any depth: schema.org
+    readers take ``"image": []`` for a value, and validators reject it."""
+    if isinstance(value, dict):
+        out = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v is not None and v != [] and v != {}}
+    if isinstance(value, list):
+        out = [_pruned(v) for v in value]
+        return [v for v in out if v is not None and v != [] and v != {}]
+    return value
+
+
+def to_jsonld(
+    d: dict, provenance: Provenance = NO_PROVENANCE, *, publisher: dict | None = None, default_image: str = ""
+) -> dict:
     """schema.org ``NewsArticle`` (``ReportageNewsArticle`` when the label is reported); its
-    ``backstory`` is the disclosure, its ``editor`` the editor the disclosure names."""
-    site = {"@type": "Organization", "name": site_name(), "url": settings.SITE_URL + "/"}
+    ``backstory`` is the disclosure, its ``editor`` the editor the disclosure names. Its
+    ``publisher`` is the site's ``NewsMediaOrganization`` (``public.organization``);
+    ``default_image`` stands in when the story has no image."""
+    site = publisher or {"@type": "Organization", "name": site_name(), "url": settings.SITE_URL + "/"}
+    images = [img["url"] for img in d["images"]] or ([default_image] if default_image else [])
     data = {
         "@context": "https://schema.org",
         "@type": "ReportageNewsArticle" if d["labels"]["trust"] == "reported" else "NewsArticle",
@@ -198,7 +224,7 @@ def to_jsonld(d: dict, provenance: Provenance = NO_PROVENANCE) -> dict:
         "url": d["url"],
         "mainEntityOfPage": d["url"],
         "headline": d["headline"][:110],
-        "description": d["dek"],
+        "description": d["dek"] or None,
         "datePublished": d["published_at"],
         "dateModified": date_modified(d, provenance),
         "articleSection": d["newsroom_title"],
@@ -209,7 +235,7 @@ def to_jsonld(d: dict, provenance: Provenance = NO_PROVENANCE) -> dict:
         },
         "publisher": site,
         "isAccessibleForFree": True,
-        "image": [img["url"] for img in d["images"]],
+        "image": images,
         "citation": [
             {
                 "@type": "CreativeWork",
@@ -235,14 +261,19 @@ def to_jsonld(d: dict, provenance: Provenance = NO_PROVENANCE) -> dict:
     }
     if provenance.editor:
         data["editor"] = {"@type": "Person", "name": provenance.editor}
-    return data
+    return _pruned(data)
 
 
 _JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 
 
-def jsonld_script_text(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
-    """The JSON-LD as text safe inside ``<script type="application/ld+json">``: ``<``,
-    ``>`` and ``&`` escaped as in Django's ``json_script``, so story text cannot close
-    the element."""
-    return json.dumps(to_jsonld(d, provenance), ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
+def json_script_text(data) -> str:
+    """JSON as text safe inside ``<script type="application/ld+json">``: ``<``, ``>`` and
+    ``&`` escaped as in Django's ``json_script``, so no text in it can close the element."""
+    return json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
+
+
+def jsonld_script_text(d: dict, provenance: Provenance = NO_PROVENANCE, **site) -> str:
+    """The story's JSON-LD (``to_jsonld``; ``site``: its ``publisher`` and ``default_image``)
+    as text safe inside ``<script type="application/ld+json">``."""
+    return json_script_text(to_jsonld(d, provenance, **site))

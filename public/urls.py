@@ -5,7 +5,7 @@ from django.urls import path
 from newsroom.infra.signing import signed
 
 from . import feeds, sitemaps
-from .views import manifest, site, story
+from .views import manifest, policies, site, story
 
 story_url = "stories/<str:date>/<slug:slug>/"
 
@@ -35,4 +35,8 @@ urlpatterns = [
     path(".well-known/reuse.json", site.reuse_json, name="reuse-json"),
     path("terms/reuse/", site.reuse_terms, name="reuse-terms"),
     path("robots.txt", site.robots_txt, name="robots-txt"),
+    path("policies/<slug:slug>/", policies.policy, name="policy"),
+    path("trust.txt", policies.trust_txt, name="trust-txt"),
+    path(".well-known/trust.txt", policies.trust_txt, name="trust-txt-well-known"),
+    path("license.xml", policies.license_rsl, name="license-rsl"),
 ]

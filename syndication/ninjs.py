@@ -1,4 +1,4 @@
-"""IPTC ninjs 3.0 ("News in JSON") from a desk/1 story dict: a pure function, no database.
+"""IPTC ninjs 3.1 ("News in JSON") from a desk/1 story dict: a pure function, no database.
 
 Mapping (fields without a home in ninjs are left out rather than invented: the decision
 card, the unresolved questions, the writer agent and the cites themselves stay in desk/1):
@@ -6,7 +6,10 @@ card, the unresolved questions, the writer agent and the cites themselves stay i
 - ``uri``: the canonical story URL; ``altIds``: the desk id; ``version``: the story version
 - ``headlines``: main = headline, sub = dek; ``slugline``: slug
 - ``bodies``: the sections as Markdown (``text/markdown``), headings as ``##``
-- ``descriptions``: the key facts (role ``keyfact``); ``edNote``: none
+- ``descriptions``: the key facts (role ``keyfact``); ``edNote``: the corrections this
+  ``version`` carries, each with its kind, time and text
+- ``digitalSourceType``: from the story's writer: an agent (IPTC ``trainedAlgorithmicMedia``)
+  or a person (``digitalCreation``); left out when unknown
 - ``firstCreated``: published_at; ``versionCreated``: the latest of its correction times and
   its revision time (``revised_at``, when published changes last reached readers), else published_at
 - ``renditions``: the HTML, desk/1 JSON and Markdown representations (``links``)
@@ -16,14 +19,20 @@ card, the unresolved questions, the writer agent and the cites themselves stay i
 - ``rightsInfo``: the reuse licence page; ``usageTerms``: the reuse summary
 - ``trustIndicators``: the disclosure (who wrote it, how it passed the checks or which
   failed and why an editor overrode them) linking to ``checks.json``, the corrections, the
-  machine-readable reuse policy
+  machine-readable reuse policy, and the newsroom's policy pages (role: the schema.org
+  property naming that policy, e.g. ``https://schema.org/correctionsPolicy``)
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-NINJS_SCHEMA = "https://www.iptc.org/std/ninjs/ninjs-schema_3.0.json"
+NINJS_SCHEMA = "https://www.iptc.org/std/ninjs/ninjs-schema_3.1.json"
+DIGITAL_SOURCE_TYPES = {
+    "agent": ("trainedAlgorithmicMedia", "Written by an agent using a trained model"),
+    "person": ("digitalCreation", "Written by a person using digital tools"),
+}
+DIGITAL_SOURCE_TYPE_CV = "http://cv.iptc.org/newscodes/digitalsourcetype/"
 
 
 def _body(doc: dict) -> str:
@@ -61,13 +70,29 @@ def _link(name: str, href: str | None, content_type: str, title: str) -> dict | 
     return {"name": name, "href": href, "contentType": content_type, "title": title}
 
 
-def to_ninjs(doc: dict, *, version: int | None = None, revised_at: str | None = None) -> dict:
-    """A rendered desk/1 story (``stories.desk.export_story``) as a ninjs 3.0 object;
-    ``revised_at`` (desk/1 time format) when published changes last reached readers."""
+def _ed_note(doc: dict) -> str | None:
+    corrections = doc.get("corrections") or []
+    if not corrections:
+        return None
+    return " ".join(f"{c['kind'].capitalize()} of {c['corrected_at']}: {c['text']}" for c in corrections)
+
+
+def to_ninjs(
+    doc: dict,
+    *,
+    version: int | None = None,
+    revised_at: str | None = None,
+    writer: str | None = None,
+    policies: list[tuple[str, str, str]] = (),
+) -> dict:
+    """A rendered desk/1 story (``stories.desk.export_story``) as a ninjs 3.1 object;
+    ``revised_at`` (desk/1 time format) when published changes last reached readers;
+    ``writer`` "agent" or "person"; ``policies`` (schema.org property, title, URL) of the
+    newsroom's policy pages."""
     links = doc.get("links", {})
     out: dict = {
         "uri": doc["url"],
-        "standard": {"name": "ninjs", "version": "3.0", "schema": NINJS_SCHEMA},
+        "standard": {"name": "ninjs", "version": "3.1", "schema": NINJS_SCHEMA},
         "type": "text",
         "representationType": "full",
         "profile": doc.get("schema", "hangingcontext.desk/1"),
@@ -79,6 +104,12 @@ def to_ninjs(doc: dict, *, version: int | None = None, revised_at: str | None = 
         out["firstCreated"] = doc["published_at"]
         out["versionCreated"] = _version_created(doc, revised_at)
     out["pubStatus"] = "usable" if doc.get("published_at") else "withheld"
+    ed_note = _ed_note(doc)
+    if ed_note:
+        out["edNote"] = ed_note
+    if writer in DIGITAL_SOURCE_TYPES:
+        code, name = DIGITAL_SOURCE_TYPES[writer]
+        out["digitalSourceType"] = {"uri": DIGITAL_SOURCE_TYPE_CV + code, "name": name, "literal": writer}
     out["language"] = "en"
     out["slugline"] = doc["slug"]
     out["headlines"] = [{"role": "main", "value": doc["headline"]}]
@@ -135,6 +166,7 @@ def to_ninjs(doc: dict, *, version: int | None = None, revised_at: str | None = 
     ]
     if reuse.get("machine_url"):
         indicators.append({"role": f"{site}/trust/reuse-policy", "title": "Reuse policy", "href": reuse["machine_url"]})
+    indicators += [{"role": f"https://schema.org/{prop}", "title": title, "href": url} for prop, title, url in policies]
     if indicators:
         out["trustIndicators"] = indicators
     return out

@@ -16,7 +16,7 @@ from rest_framework.renderers import JSONRenderer
 from stories.cache import Rendered, representations
 
 # Bump when the desk/1 export, ninjs or their JSON encoding change: no entry outlives a deploy.
-API_CODE_VERSION = "api-2"
+API_CODE_VERSION = "api-3"
 DESK, NINJS = "desk", "ninjs"
 
 _renderer = JSONRenderer()
@@ -46,6 +46,27 @@ class ApiJSONRenderer(JSONRenderer):
         return super().render(data, accepted_media_type, renderer_context)
 
 
+def writer_of(story) -> str | None:
+    """ "agent" when a writer agent wrote the story (named in it, or submitted with a
+    partner's writer key), "person" when someone wrote it in the admin, else None."""
+    if story.writer_agent or story.created_by_partner:
+        return "agent"
+    return "person" if story.created_by_id else None
+
+
+def policy_links(profile) -> list[tuple[str, str, str]]:
+    """(schema.org property, title, URL) of each policy page the site states."""
+    from django.conf import settings
+    from django.urls import reverse
+
+    from newsroom import policies
+
+    return [
+        (p.schema_property, p.title, settings.SITE_URL + reverse("policy", args=[p.slug]))
+        for p in policies.stated(profile)
+    ]
+
+
 def _render(fmt: str):
     def render(story, profile) -> bytes:
         from stories import desk
@@ -54,7 +75,15 @@ def _render(fmt: str):
 
         doc = desk.export_story(story, profile=profile)
         if fmt == NINJS:
-            return encode(to_ninjs(doc, version=story.version, revised_at=desk.format_time(story.revised_at)))
+            return encode(
+                to_ninjs(
+                    doc,
+                    version=story.version,
+                    revised_at=desk.format_time(story.revised_at),
+                    writer=writer_of(story),
+                    policies=policy_links(profile),
+                )
+            )
         return encode(doc)
 
     return render

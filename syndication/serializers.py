@@ -50,9 +50,10 @@ class StoryListItemSerializer(serializers.Serializer):
 
 
 class NinjsSerializer(serializers.Serializer):
-    """IPTC ninjs 3.0 (https://www.iptc.org/std/ninjs/); main fields listed."""
+    """IPTC ninjs 3.1 (https://www.iptc.org/std/ninjs/); main fields listed."""
 
     uri = serializers.URLField()
+    standard = serializers.DictField(help_text="name ninjs, version 3.1 and the schema's URI.")
     type = serializers.CharField()
     version = serializers.CharField()
     firstCreated = serializers.DateTimeField(required=False)
@@ -64,6 +65,18 @@ class NinjsSerializer(serializers.Serializer):
     associations = serializers.ListField(child=serializers.DictField(), required=False)
     genres = serializers.ListField(child=serializers.DictField(), required=False)
     rightsInfo = serializers.DictField(required=False)
+    edNote = serializers.CharField(required=False, help_text="The corrections this version carries.")
+    digitalSourceType = serializers.DictField(
+        required=False, help_text="IPTC digital source type of the writer: an agent or a person."
+    )
+    infoSources = serializers.ListField(
+        child=serializers.DictField(), required=False, help_text="The manifests the story cites."
+    )
+    trustIndicators = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="The disclosure and checks record, corrections, reuse policy and the newsroom's policy pages.",
+    )
 
 
 class BeatSerializer(serializers.Serializer):

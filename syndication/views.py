@@ -135,7 +135,7 @@ class StoryDetail(FastReadMixin, PublishedStoryMixin, ReadView):
 
 
 class StoryNinjs(FastReadMixin, PublishedStoryMixin, ReadView):
-    """One published story as IPTC ninjs 3.0."""
+    """One published story as IPTC ninjs 3.1."""
 
     @extend_schema(responses={200: s.NinjsSerializer, **errors(401, 404, 429)})
     def get(self, request, story_id):

@@ -6,11 +6,14 @@ from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
+from newsroom import policies
 from newsroom.infra.keyset import Keyset
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile
+from public import organization
 from stories.models import Story
 
 PAGE_SIZE = 20
@@ -30,6 +33,7 @@ def home(request):
     edition_stories = list(_stories().in_edition(latest.edition_id).newest_first()) if latest else []
     earlier = list(_stories().exclude(edition_id=latest.edition_id).newest_first()[:HOME_EARLIER]) if latest else []
     newsrooms = Newsroom.objects.having_published().order_by("title")
+    profile = SiteProfile.current()
     return render(
         request,
         "public/home.html",
@@ -38,6 +42,8 @@ def home(request):
             "stories": edition_stories,
             "earlier": earlier,
             "newsrooms": newsrooms,
+            "organization_jsonld": mark_safe(organization.organization_script_text(profile)),
+            "policies": policies.stated(profile),
         },
     )
 
@@ -81,7 +87,10 @@ def edition_detail(request, edition_id):
 
 
 def _reuse(profile: SiteProfile) -> dict:
-    return profile.reuse_for()
+    from django.conf import settings
+
+    # The same terms as an RSL 1.0 document (``robots.txt`` names it on its License: line).
+    return {**profile.reuse_for(), "rsl_url": settings.SITE_URL + reverse("license-rsl")}
 
 
 @require_safe
@@ -89,7 +98,7 @@ def _reuse(profile: SiteProfile) -> dict:
 @list_page
 def reuse_json(request):
     """``/.well-known/reuse.json``: the site's reuse terms for machines."""
-    terms = _reuse(SiteProfile.load())
+    terms = _reuse(SiteProfile.current())
     # Where the keys that sign every rendering are published (docs/api.md, "Verifying").
     terms["signatures"] = {
         "directory": settings.SITE_URL + reverse("http-message-signatures-directory"),
@@ -104,7 +113,7 @@ def reuse_json(request):
 @list_page
 def reuse_terms(request):
     """``/terms/reuse/``: the same terms for people."""
-    return render(request, "public/reuse_terms.html", {"reuse": _reuse(SiteProfile.load())})
+    return render(request, "public/reuse_terms.html", {"reuse": _reuse(SiteProfile.current())})
 
 
 @require_safe
@@ -120,5 +129,6 @@ def robots_txt(request):
         "",
         f"Sitemap: {settings.SITE_URL}{reverse('django.contrib.sitemaps.views.sitemap')}",
         f"Sitemap: {settings.SITE_URL}{reverse('sitemap-news')}",
+        f"License: {settings.SITE_URL}{reverse('license-rsl')}",
     ]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

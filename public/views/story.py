@@ -122,7 +122,9 @@ def _renderer(fmt: str, request):
             return renderings.to_text(d)
         if fmt == "checks":
             return renderings.to_checks_json(d, presenters.provenance_of(story, d))
-        return render_to_string("public/story_detail.html", presenters.story_context(story, d), request=request)
+        return render_to_string(
+            "public/story_detail.html", presenters.story_context(story, d, profile), request=request
+        )
 
     return render
 

@@ -241,7 +241,7 @@ def test_list_pages_answer_304_and_carry_cdn_headers(client, newsroom_stories):
 @pytest.mark.parametrize(
     "url,most",
     [
-        ("/", 5),
+        ("/", 6),  # with the site profile, for the NewsMediaOrganization JSON-LD
         (NEWSROOM, 3),
         (NEWSROOM + "?beat=policy", 3),
         ("/editions/2026-10-16T00/", 2),

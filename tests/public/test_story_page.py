@@ -234,7 +234,8 @@ def test_jsonld_is_a_reportage_news_article_with_citations(client, demo, seed_do
     assert [c["url"] for c in data["citation"]] == [m["source_url"] for m in seed_doc["manifests"]]
     assert all(c["@type"] == "CreativeWork" for c in data["citation"])
     assert data["license"] == "https://hangingcontext.com/terms/reuse/"
-    assert data["correction"] == [] and data["image"] == []
+    assert "correction" not in data  # no empty arrays
+    assert data["image"] == ["https://hangingcontext.com/static/site/default-image.png"]  # the site default
 
 
 def test_jsonld_of_analysis_is_news_article_with_corrections(client, demo, story_doc):
@@ -275,7 +276,7 @@ def test_jsonld_of_analysis_is_news_article_with_corrections(client, demo, story
 def test_open_graph_and_alternate_links(client, demo):
     html = client.get(URL).content.decode()
     assert '<meta property="og:title" content="Agent training gets practical' in html
-    assert '<meta name="twitter:card" content="summary">' in html
+    assert '<meta name="twitter:card" content="summary_large_image">' in html
     assert '<link rel="canonical" href="https://hangingcontext.com/stories/2026-10-16/agent-training-stack/">' in html
     assert 'type="application/atom+xml"' in html and 'href="/n/artificial-intelligence/feed.atom"' in html
     assert 'type="application/feed+json"' in html

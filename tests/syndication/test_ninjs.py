@@ -1,4 +1,4 @@
-"""ninjs 3.0 from a desk/1 dict: a pure function; fields without a home are left out."""
+"""ninjs 3.1 from a desk/1 dict: a pure function; fields without a home are left out."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 from syndication.ninjs import to_ninjs
 
 NINJS_TOP_LEVEL = {
-    # The property names of ninjs 3.0's root object (iptc.org/std/ninjs/ninjs-schema_3.0.json).
+    # The property names of ninjs 3.1's root object (iptc.org/std/ninjs/ninjs-schema_3.1.json).
     "uri",
     "type",
     "representationType",
@@ -48,6 +48,7 @@ NINJS_TOP_LEVEL = {
     "genres",
     "expires",
     "rightsInfo",
+    "digitalSourceType",  # new in 3.1
 }
 
 
@@ -60,7 +61,7 @@ def test_only_ninjs_properties_and_the_required_uri(doc):
     ninjs = to_ninjs(doc, version=3)
     assert set(ninjs) <= NINJS_TOP_LEVEL
     assert ninjs["uri"] == doc["url"]
-    assert ninjs["standard"]["version"] == "3.0"
+    assert ninjs["standard"]["version"] == "3.1"
     assert ninjs["version"] == "3"
     json.dumps(ninjs)  # plain JSON all the way down
 

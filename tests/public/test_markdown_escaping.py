@@ -1,0 +1,131 @@
+"""index.md: every text (headline, key facts, unresolved points, corrections) comes back
+unchanged from a CommonMark reader: no entity is decoded, no line-leading marker starts a
+list, no inline character becomes markup."""
+
+import copy
+import json
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from public import renderings
+from public.markup import _inline_text
+from tests.seed import SEED_JSON
+
+COMMONMARK = MarkdownIt("commonmark").enable("strikethrough")
+WHEN = "2026-10-17T09:00:00Z"
+
+# Printable text without line breaks or unusual spaces; index.md puts each text on one
+# line, so runs of whitespace become one space, which the texts here already are.
+texts = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Co", "Cn", "Zl", "Zp", "Zs")) | st.just(" "),
+        min_size=1,
+        max_size=60,
+    )
+    .map(lambda t: " ".join(t.split()))
+    .filter(bool)
+)
+
+
+def _doc(seed_doc, text):
+    d = copy.deepcopy(seed_doc)
+    d.update(
+        headline=text,
+        dek="",
+        key_facts=[{"text": text, "self_reported": False, "cites": []}],
+        unresolved=[text],
+        corrections=[{"kind": "correction", "corrected_at": WHEN, "text": text}],
+        sections=[],
+        manifests=[],
+    )
+    return d
+
+
+def _sections(markdown: str) -> dict[str, list[str]]:
+    """Plain text of each block's inline content, under the ``##`` heading it follows."""
+    out, current, heading = {}, None, False
+    for tok in COMMONMARK.parse(markdown):
+        if tok.type == "heading_open":
+            heading = True
+        elif tok.type == "inline":
+            text = _inline_text(tok.children)
+            if heading:
+                current = text
+                out.setdefault(current, [])
+                heading = False
+            elif current is not None:
+                out[current].append(text)
+    return out
+
+
+def _nesting(markdown: str, heading: str) -> list[str]:
+    """The token types between ``heading`` and the next heading."""
+    out, inside = [], False
+    tokens = COMMONMARK.parse(markdown)
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            inside = tokens[i + 1].content == heading
+        elif inside:
+            out.append(tok.type)
+    return out
+
+
+def check(seed_doc, text):
+    md = renderings.to_markdown(_doc(seed_doc, text))
+    headings = [tok for tok in COMMONMARK.parse(md) if tok.type == "heading_open"]
+    assert headings[0].tag == "h1"
+    assert _inline_text(COMMONMARK.parse(md)[1].children) == text
+    found = _sections(md)
+    assert found["Key facts"][0] == text
+    assert found["Unresolved"][0] == text
+    assert found["Corrections"][0] == f"Correction, {WHEN}: {text}"
+    for heading in ("Key facts", "Unresolved", "Corrections"):
+        types = _nesting(md, heading)
+        assert types.count("bullet_list_open") == 1 and "ordered_list_open" not in types, (heading, types)
+        assert "hr" not in types and "blockquote_open" not in types
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AT&amp;T &copy; 2026",
+        "1. first",
+        "1) first",
+        "+ plus",
+        "- minus",
+        "* star",
+        "# hash",
+        "> quote",
+        "---",
+        "===",
+        "```",
+        "~~~ fence",
+        "<script>alert(1)</script>",
+        "[x](javascript:alert(1))",
+        "![img](https://x.example/a.png)",
+        "**bold** _em_ `code` ~~gone~~",
+        "a\\b\\",
+        "&#35; &#x23;",
+        "<https://auto.example>",
+        "[ref]: https://x.example",
+        "C# and F#",
+    ],
+)
+def test_texts_come_back_unchanged(seed_doc, text):
+    check(seed_doc, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=texts)
+@example(text="AT&amp;T &copy; 2026")
+def test_any_text_comes_back_unchanged(seed_doc_once, text):
+    check(seed_doc_once, text)
+
+
+@pytest.fixture(scope="module")
+def seed_doc_once():
+    """The seed story, read once for all of Hypothesis's examples (none mutates it)."""
+    return json.loads(SEED_JSON.read_text(encoding="utf-8"))
