@@ -1,7 +1,9 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class NewsroomConfig(AppConfig):
+    default = True
     name = "newsroom"
     default_auto_field = "django.db.models.BigAutoField"
 
@@ -9,3 +11,10 @@ class NewsroomConfig(AppConfig):
         from .infra import login_throttle
 
         login_throttle.connect()
+
+
+class NewsroomAdminConfig(admin_apps.AdminConfig):
+    """Django's admin, with the desk's site: see ``newsroom.adminsite``."""
+
+    default = False
+    default_site = "newsroom.adminsite.NewsroomAdminSite"

@@ -37,8 +37,10 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
     RefusesLostSaves,
     SectionAdmin,
     StoryChildInline,
+    desk_user,
     may_edit,
 )
+from stories.admin.review import review_queue, send_back_view, submit_review
 from stories.admin.views import (
     changes,
     claim_citations,
@@ -237,7 +239,9 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         if obj is None or not obj.pk:
             return "Save the story first."
         loaded = Story.objects.with_everything().get(pk=obj.pk)
-        return render_to_string("admin/stories/story/desk_panel.html", desk_context(loaded))
+        user = desk_user.get()
+        context = {**desk_context(loaded), "can_cite": user is not None and may_edit(user, obj)}
+        return render_to_string("admin/stories/story/desk_panel.html", context)
 
     # ------------------------------------------------------------------ saving
 
@@ -266,9 +270,11 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         extra_context = dict(extra_context or {})
         story = self.get_object(request, object_id)
         if story is not None:
-            if request.method == "GET":
-                presence.touch(story.pk, request.user.get_username())
             user = request.user
+            editable = may_edit(user, story)
+            if request.method == "GET" and editable:
+                # Only those who may save are noted: a reader of the page clashes with nobody.
+                presence.touch(story.pk, user.get_username())
             live = story.draft_of if story.draft_of_id else None
             extra_context.update(
                 {
@@ -278,8 +284,13 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
                     "pending_draft": pending_draft_of(story) if is_live(story) else None,
                     "can_start_changes": actions.can_edit(user, None),
                     "can_discard_changes": actions.can_edit(user, live or story),
-                    "others_open": presence.others(story.pk, user.get_username()),
+                    "others_open": presence.others(story.pk, user.get_username()) if editable else [],
                     "can_run_checks": user.has_perm("stories.change_story"),
+                    "can_submit_review": editable
+                    and story.status == Story.Status.DRAFT
+                    and story.review_status != Story.Review.IN_REVIEW,
+                    "can_send_back": user.has_perm("stories.publish_story")
+                    and story.review_status == Story.Review.IN_REVIEW,
                     "can_publish": user.has_perm("stories.publish_story"),
                     "can_correct": user.has_perm("stories.add_correction") and story.is_published,
                     "last_audit": AuditEntry.objects.filter(story=story).select_related("user").first(),
@@ -295,6 +306,9 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         name = "stories_story_"
         return [
             path("claim/<str:claim_id>/citations/", view(claim_citations), name=name + "claim_citations"),
+            path("review/", view(review_queue), name=name + "review_queue"),
+            path("<path:object_id>/submit-review/", view(submit_review), name=name + "submit_review"),
+            path("<path:object_id>/send-back/", view(send_back_view), name=name + "send_back"),
             path("<path:object_id>/run-checks/", view(run_checks), name=name + "run_checks"),
             path("<path:object_id>/start-changes/", view(start_changes), name=name + "start_changes"),
             path("<path:object_id>/changes/", view(changes), name=name + "changes"),
