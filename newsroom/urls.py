@@ -1,10 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from newsroom.favicon import favicon
+
 # Under /api/ a server error answers JSON, like every other API error.
 handler500 = "syndication.errors.server_error"
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include("syndication.urls")),
     path("", include("public.urls")),

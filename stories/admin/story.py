@@ -40,7 +40,7 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
     desk_user,
     may_edit,
 )
-from stories.admin.review import review_queue, send_back_view, submit_review
+from stories.admin.review import review_queue, send_back_view, submit_review, with_latest_check
 from stories.admin.views import (
     changes,
     claim_citations,
@@ -58,7 +58,7 @@ from stories.admin.views import (
     unpublish,
     unschedule,
 )
-from stories.models import AuditEntry, Correction, Image, KeyFact, RelatedLink, Section, Story
+from stories.models import AuditEntry, CheckResult, Correction, Image, KeyFact, RelatedLink, Section, Story
 
 
 class KeyFactInline(StoryChildInline, OrderedInline, admin.TabularInline):
@@ -141,12 +141,31 @@ class StoryChangeList(ChangeList):
 
     def get_queryset(self, request, exclude_parameters=None):
         pending = Story.objects.filter(draft_of=OuterRef("pk")).values("pk")[:1]
-        return (
+        return with_latest_check(
             super()
             .get_queryset(request, exclude_parameters)
             .filter(draft_of__isnull=True)
             .annotate(pending_draft_id=Subquery(pending))
         )
+
+
+class ChecksFilter(admin.SimpleListFilter):
+    """The result of each story's latest checks: passed, failed, or never run."""
+
+    title = "checks"
+    parameter_name = "checks"
+
+    def lookups(self, request, model_admin):
+        return [("passed", "Passed"), ("failed", "Failed"), ("none", "Not run")]
+
+    def queryset(self, request, queryset):
+        latest = CheckResult.objects.filter(story=OuterRef("pk")).order_by("-created_at", "-id").values("passed")[:1]
+        lookup = {"passed": {"latest_passed": True}, "failed": {"latest_passed": False}}.get(
+            self.value(), {"latest_passed__isnull": True} if self.value() == "none" else None
+        )
+        if lookup is None:
+            return queryset
+        return queryset.alias(latest_passed=Subquery(latest)).filter(**lookup)
 
 
 @admin.register(Story)
@@ -156,17 +175,28 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     save_on_top = True
     list_display = [
         "headline",
-        "newsroom",
-        "edition",
         "status",
+        "review_status",
+        "checks",
+        "writer",
+        "updated_at",
+        "newsroom",
         "pending_changes",
         "published_at",
         "version",
-        "updated_at",
     ]
-    list_filter = ["status", "newsroom"]
-    search_fields = ["id", "headline", "slug"]
-    list_select_related = ["newsroom", "edition"]
+    list_filter = [
+        "status",
+        "review_status",
+        ChecksFilter,
+        ("created_by", admin.RelatedOnlyFieldListFilter),
+        "updated_at",
+        "newsroom",
+    ]
+    # The paragraphs' text too; the admin makes the results distinct (a story matches once).
+    search_fields = ["id", "headline", "dek", "slug", "sections__paragraphs__markdown"]
+    search_help_text = "Searches the headline, dek, slug, id and the text of every paragraph."
+    list_select_related = ["newsroom", "created_by"]
     autocomplete_fields = ["edition", "newsroom", "beat"]
     readonly_fields = ["id", "status", "version", "published_at", "scheduled_for", "desk"]
     inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
@@ -194,6 +224,16 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
     ]
 
+    prepopulated_fields = {"slug": ["headline"]}  # and server-side when blank (StoryAdminForm)
+
+    def get_prepopulated_fields(self, request, obj=None):
+        # A pending draft's address is its live story's, shown read-only.
+        return (
+            {}
+            if obj is not None and (obj.draft_of_id or not self.has_change_permission(request, obj))
+            else super().get_prepopulated_fields(request, obj)
+        )
+
     def get_inlines(self, request, obj):
         # A story being created has no corrections to show.
         return self.inlines if obj is not None else [i for i in self.inlines if i is not CorrectionInline]
@@ -205,6 +245,22 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
 
     def get_changelist(self, request, **kwargs):
         return StoryChangeList
+
+    @admin.display(description="checks", ordering="check_score")
+    def checks(self, obj):
+        passed = getattr(obj, "check_passed", None)
+        if passed is None:
+            return "not run"
+        return format_html(
+            '<span class="{}">{}</span> ({})',
+            "desk-pass" if passed else "desk-fail",
+            "passed" if passed else "failed",
+            f"{obj.check_score:.2f}",
+        )
+
+    @admin.display(description="writer", ordering="created_by__username")
+    def writer(self, obj):
+        return obj.created_by or "—"
 
     @admin.display(description="pending changes")
     def pending_changes(self, obj):
