@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models import Count, ProtectedError, Q
 from django.http import HttpResponseRedirect
 
+from newsroom.adminsite import LabelledInline
+
 from . import provider
 from .models import Claim, Manifest, Publisher
 
@@ -119,7 +121,7 @@ class NumberedClaimsFormSet(forms.BaseInlineFormSet):
                 form.cleaned_data["position"] = form.instance.position = last
 
 
-class ClaimInline(admin.TabularInline):
+class ClaimInline(LabelledInline, admin.TabularInline):
     model = Claim
     form = ClaimForm
     formset = NumberedClaimsFormSet

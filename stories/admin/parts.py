@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from manifests.models import Claim
+from newsroom.adminsite import LabelledInline
 from stories import actions
 from stories.actions.drafts import is_live
 from stories.admin.forms import CiteForm, StoryPartForm, claim_label
@@ -47,9 +48,9 @@ def cites_html(owner) -> str:
     return render_to_string("admin/stories/story/cites.html", {"owner": owner})
 
 
-class StoryChildInline:
+class StoryChildInline(LabelledInline):
     """Inlines of a story or of its parts follow the story's edit rule: writers edit drafts
-    only (``actions.can_edit``)."""
+    only (``actions.can_edit``). Each row's fields are named for assistive technology."""
 
     def _editable(self, request, obj):
         return obj is None or may_edit(request.user, obj if isinstance(obj, Story) else obj.story)

@@ -197,7 +197,9 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     search_fields = ["id", "headline", "dek", "slug", "sections__paragraphs__markdown"]
     search_help_text = "Searches the headline, dek, slug, id and the text of every paragraph."
     list_select_related = ["newsroom", "created_by"]
-    autocomplete_fields = ["edition", "newsroom", "beat"]
+    # Plain labelled selects (newsrooms and beats are few) and the edition by its id (blank:
+    # the current hour): the search pickers drawn by script have no accessible name.
+    raw_id_fields = ["edition"]
     readonly_fields = ["id", "status", "version", "published_at", "scheduled_for", "desk"]
     inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
     fieldsets = [
