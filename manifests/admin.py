@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models import Count, ProtectedError, Q
 from django.http import HttpResponseRedirect
 
+from newsroom.adminsite import LabelledInline
+
 from . import provider
 from .models import Claim, Manifest, Publisher
 
@@ -85,6 +87,11 @@ class ClaimForm(forms.ModelForm):
         # shows every value read-only.
         if not self.instance._state.adding and "id" in self.fields:
             self.fields["id"].disabled = True
+        if "position" in self.fields:
+            self.fields["position"].required = False
+            self.fields["position"].initial = None
+            self.fields["position"].widget.attrs["placeholder"] = "next"
+            self.fields["position"].help_text = "Blank: numbered after the last claim, in the order listed."
 
     def clean(self):
         cleaned = super().clean()
@@ -98,9 +105,26 @@ class PublisherAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
-class ClaimInline(admin.TabularInline):
+class NumberedClaimsFormSet(forms.BaseInlineFormSet):
+    """New claims whose position is left blank are numbered in order after the manifest's
+    last one (1, 2, 3... on a new manifest), as listed on the page."""
+
+    def clean(self):
+        super().clean()
+        kept = [f for f in self.forms if f.has_changed() or f.instance.pk]
+        kept = [f for f in kept if not (self.can_delete and self._should_delete_form(f))]
+        numbered = [f.cleaned_data.get("position") for f in kept if getattr(f, "cleaned_data", None)]
+        last = max([p for p in numbered if p is not None] or [0])
+        for form in kept:
+            if getattr(form, "cleaned_data", None) is not None and form.cleaned_data.get("position") is None:
+                last += 1
+                form.cleaned_data["position"] = form.instance.position = last
+
+
+class ClaimInline(LabelledInline, admin.TabularInline):
     model = Claim
     form = ClaimForm
+    formset = NumberedClaimsFormSet
     fields = ["id", "position", "text", "self_reported", "status"]
     readonly_fields = ["status"]
     extra = 0

@@ -29,7 +29,7 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SITE_URL = env("SITE_URL", default="https://hangingcontext.com").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "newsroom.apps.NewsroomAdminConfig",  # the admin, with the desk's site (newsroom/adminsite.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -1,12 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from newsroom.favicon import favicon
 from newsroom.infra import signing
 
 # Under /api/ a server error answers JSON, like every other API error.
 handler500 = "syndication.errors.server_error"
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include("syndication.urls")),
     path(".well-known/http-message-signatures-directory", signing.directory, name="http-message-signatures-directory"),

@@ -11,7 +11,8 @@ so that receivers (the syndication outbox) commit or roll back with it.
   ``cancel_schedule``, ``record_correction``;
 - ``imports``: desk/1 documents in (``import_story``, ``import_batch``), through the gate,
   or as exported (``restore=True``); ``rows`` and ``bulk`` write their rows;
-- ``forms``: the admin's forms and inlines saved inside ``save_story``.
+- ``forms``: the admin's forms and inlines saved inside ``save_story``;
+- ``review``: ``submit_for_review``, ``send_back`` (the review flow between writer and editor).
 """
 
 from stories.desk import VersionConflict
@@ -20,6 +21,7 @@ from .base import ActionError, ChecksFailed, can_edit
 from .commit import commit, record_revision
 from .forms import delete_part, save_forms
 from .imports import ImportResult, import_batch, import_story, save_document
+from .review import send_back, submit_for_review
 from .verbs import (
     _bump,
     cancel_schedule,
@@ -49,5 +51,7 @@ __all__ = [
     "save_forms",
     "save_story",
     "schedule_story",
+    "send_back",
+    "submit_for_review",
     "unpublish_story",
 ]

@@ -3,11 +3,16 @@ that refuses a save when someone else saved the story since it was opened."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.text import slugify
 
 from manifests.models import Claim
+from newsroom.models import Edition
 from stories.history import compare_versions
 from stories.models import Cite, Correction, KeyFact, Paragraph, Story
 
@@ -110,12 +115,26 @@ class StoryAdminForm(StoryVersionForm):
         card = self.instance.decision_card or {}
         for key in DECISION_CARD_FIELDS:
             self.fields[key].initial = card.get(key, [])
+        if "slug" in self.fields:
+            self.fields["slug"].required = False
+            self.fields["slug"].help_text = "The story's address. Blank: made from the headline."
+        if "edition" in self.fields:
+            self.fields["edition"].required = False
+            self.fields["edition"].help_text = "The hour the story is filed under. Blank: the current hour's edition."
 
     def clean(self):
         cleaned = super().clean()
         beat, newsroom = cleaned.get("beat"), cleaned.get("newsroom")
         if beat is not None and newsroom is not None and beat.newsroom_id != newsroom.pk:
             self.add_error("beat", f"The beat {beat} belongs to another newsroom than {newsroom}.")
+        if "slug" in self.fields and not cleaned.get("slug") and "slug" not in self.errors:
+            slug = slug_from(cleaned.get("headline") or "")
+            if slug:
+                cleaned["slug"] = self.instance.slug = slug
+            elif cleaned.get("headline"):
+                self.add_error("slug", "The headline has no letters or digits to make an address from: type one.")
+        if "edition" in self.fields and cleaned.get("edition") is None and not self.errors:
+            cleaned["edition"] = self.instance.edition = current_edition()
         return cleaned
 
     def save(self, commit=True):
@@ -131,6 +150,18 @@ class StoryAdminForm(StoryVersionForm):
         ordered.update({k: v for k, v in card.items() if k not in ordered})
         self.instance.decision_card = ordered
         return super().save(commit)
+
+
+def slug_from(headline: str) -> str:
+    """A story address from its headline: lower-case ASCII words joined by hyphens."""
+    words = re.findall(r"[a-z0-9]+", slugify(headline).replace("_", "-"))
+    slug = "-".join(words)[:120].strip("-")
+    return slug
+
+
+def current_edition() -> Edition:
+    """The edition of the current UTC hour, created when missing."""
+    return Edition.objects.get_or_create_for(timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%dT%H"))[0]
 
 
 class StoryPartForm(StoryVersionForm):

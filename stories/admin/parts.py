@@ -11,6 +11,8 @@ in its pending changes (``stories.actions.drafts``).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
@@ -19,10 +21,16 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from manifests.models import Claim
+from newsroom.adminsite import LabelledInline
 from stories import actions
 from stories.actions.drafts import is_live
 from stories.admin.forms import CiteForm, StoryPartForm, claim_label
 from stories.models import Cite, CiteClaim, KeyFact, Paragraph, Section, Story
+
+# The user of the admin page being rendered: the read-only fields (the desk panel, a
+# paragraph's cites) are callables of the object alone, and offer "Add cite" only to those
+# who may use it. Set by ``RefusesLostSaves.changeform_view`` for the request's duration.
+desk_user: ContextVar = ContextVar("desk_user", default=None)
 
 
 def may_edit(user, story: Story) -> bool:
@@ -40,9 +48,9 @@ def cites_html(owner) -> str:
     return render_to_string("admin/stories/story/cites.html", {"owner": owner})
 
 
-class StoryChildInline:
+class StoryChildInline(LabelledInline):
     """Inlines of a story or of its parts follow the story's edit rule: writers edit drafts
-    only (``actions.can_edit``)."""
+    only (``actions.can_edit``). Each row's fields are named for assistive technology."""
 
     def _editable(self, request, obj):
         return obj is None or may_edit(request.user, obj if isinstance(obj, Story) else obj.story)
@@ -83,8 +91,12 @@ class RefusesLostSaves:
     """
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        token = desk_user.set(request.user)
         try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
+            response = super().changeform_view(request, object_id, form_url, extra_context)
+            if hasattr(response, "render"):
+                response.render()  # while desk_user is set: the read-only fields read it
+            return response
         except actions.VersionConflict as conflict:
             messages.error(
                 request,
@@ -93,6 +105,8 @@ class RefusesLostSaves:
                 f"save was written: re-apply your edits on the page as it is now.",
             )
             return HttpResponseRedirect(request.get_full_path())
+        finally:
+            desk_user.reset(token)
 
     def save_formset(self, request, form, formset, change):
         # The inlines are written by save_related, through actions.save_forms.
@@ -187,11 +201,18 @@ class ParagraphInline(StoryChildInline, OrderedInline, admin.StackedInline):
     ordering = ["position", "id"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("cites__manifest__publisher", "cites__claims__claim")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("section__story")  # whether "Add cite" is offered reads the story
+            .prefetch_related("cites__manifest__publisher", "cites__claims__claim")
+        )
 
     def cites(self, obj):
         if not obj.pk:
             return "Save this paragraph first; then add its cites."
+        if not may_edit(desk_user.get(), obj.section.story):
+            return cites_html(obj)
         return format_html(
             '{}<a class="button" href="{}?paragraph={}">Add cite</a> <span class="desk-muted">(leaves this page: save your edits first)</span>',
             cites_html(obj),

@@ -39,8 +39,10 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
     RefusesLostSaves,
     SectionAdmin,
     StoryChildInline,
+    desk_user,
     may_edit,
 )
+from stories.admin.review import review_queue, send_back_view, submit_review, with_latest_check
 from stories.admin.views import (
     changes,
     claim_citations,
@@ -57,7 +59,7 @@ from stories.admin.views import (
     unpublish,
     unschedule,
 )
-from stories.models import AuditEntry, Correction, Image, KeyFact, RelatedLink, Section, Story
+from stories.models import AuditEntry, CheckResult, Correction, Image, KeyFact, RelatedLink, Section, Story
 
 
 class KeyFactInline(StoryChildInline, OrderedInline, admin.TabularInline):
@@ -140,12 +142,31 @@ class StoryChangeList(ChangeList):
 
     def get_queryset(self, request, exclude_parameters=None):
         pending = Story.objects.filter(draft_of=OuterRef("pk")).values("pk")[:1]
-        return (
+        return with_latest_check(
             super()
             .get_queryset(request, exclude_parameters)
             .filter(draft_of__isnull=True)
             .annotate(pending_draft_id=Subquery(pending))
         )
+
+
+class ChecksFilter(admin.SimpleListFilter):
+    """The result of each story's latest checks: passed, failed, or never run."""
+
+    title = "checks"
+    parameter_name = "checks"
+
+    def lookups(self, request, model_admin):
+        return [("passed", "Passed"), ("failed", "Failed"), ("none", "Not run")]
+
+    def queryset(self, request, queryset):
+        latest = CheckResult.objects.filter(story=OuterRef("pk")).order_by("-created_at", "-id").values("passed")[:1]
+        lookup = {"passed": {"latest_passed": True}, "failed": {"latest_passed": False}}.get(
+            self.value(), {"latest_passed__isnull": True} if self.value() == "none" else None
+        )
+        if lookup is None:
+            return queryset
+        return queryset.alias(latest_passed=Subquery(latest)).filter(**lookup)
 
 
 @admin.register(Story)
@@ -156,18 +177,31 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
     list_display = [
         "headline",
         "write",
-        "newsroom",
-        "edition",
         "status",
+        "review_status",
+        "checks",
+        "writer",
+        "updated_at",
+        "newsroom",
         "pending_changes",
         "published_at",
         "version",
-        "updated_at",
     ]
-    list_filter = ["status", "newsroom"]
-    search_fields = ["id", "headline", "slug"]
-    list_select_related = ["newsroom", "edition"]
-    autocomplete_fields = ["edition", "newsroom", "beat"]
+    list_filter = [
+        "status",
+        "review_status",
+        ChecksFilter,
+        ("created_by", admin.RelatedOnlyFieldListFilter),
+        "updated_at",
+        "newsroom",
+    ]
+    # The paragraphs' text too; the admin makes the results distinct (a story matches once).
+    search_fields = ["id", "headline", "dek", "slug", "sections__paragraphs__markdown"]
+    search_help_text = "Searches the headline, dek, slug, id and the text of every paragraph."
+    list_select_related = ["newsroom", "created_by"]
+    # Plain labelled selects (newsrooms and beats are few) and the edition by its id (blank:
+    # the current hour): the search pickers drawn by script have no accessible name.
+    raw_id_fields = ["edition"]
     readonly_fields = ["id", "status", "version", "published_at", "scheduled_for", "desk"]
     inlines = [KeyFactInline, SectionInline, ImageInline, RelatedLinkInline, CorrectionInline]
     fieldsets = [
@@ -194,6 +228,16 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         ("Writer", {"fields": [("writer_agent", "writer_run_id")], "classes": ["collapse"]}),
     ]
 
+    prepopulated_fields = {"slug": ["headline"]}  # and server-side when blank (StoryAdminForm)
+
+    def get_prepopulated_fields(self, request, obj=None):
+        # A pending draft's address is its live story's, shown read-only.
+        return (
+            {}
+            if obj is not None and (obj.draft_of_id or not self.has_change_permission(request, obj))
+            else super().get_prepopulated_fields(request, obj)
+        )
+
     def get_inlines(self, request, obj):
         # A story being created has no corrections to show.
         return self.inlines if obj is not None else [i for i in self.inlines if i is not CorrectionInline]
@@ -213,6 +257,22 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
             reverse("admin:stories_story_editor", args=[obj.pk]),
             obj.headline,
         )
+
+    @admin.display(description="checks", ordering="check_score")
+    def checks(self, obj):
+        passed = getattr(obj, "check_passed", None)
+        if passed is None:
+            return "not run"
+        return format_html(
+            '<span class="{}">{}</span> ({})',
+            "desk-pass" if passed else "desk-fail",
+            "passed" if passed else "failed",
+            f"{obj.check_score:.2f}",
+        )
+
+    @admin.display(description="writer", ordering="created_by__username")
+    def writer(self, obj):
+        return obj.created_by or "—"
 
     @admin.display(description="pending changes")
     def pending_changes(self, obj):
@@ -247,11 +307,13 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         if obj is None or not obj.pk:
             return "Save the story first."
         loaded = Story.objects.with_everything().get(pk=obj.pk)
+        user = desk_user.get()
+        context = {**desk_context(loaded), "can_cite": user is not None and may_edit(user, obj)}
         link = format_html(
             '<p><a href="{}" class="desk-primary" id="desk-open-editor">Write, cite and check on the editing screen</a></p>',
             reverse("admin:stories_story_editor", args=[obj.pk]),
         )
-        return link + render_to_string("admin/stories/story/desk_panel.html", desk_context(loaded))
+        return link + render_to_string("admin/stories/story/desk_panel.html", context)
 
     # ------------------------------------------------------------------ saving
 
@@ -280,9 +342,11 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
         extra_context = dict(extra_context or {})
         story = self.get_object(request, object_id)
         if story is not None:
-            if request.method == "GET":
-                presence.touch(story.pk, request.user.get_username())
             user = request.user
+            editable = may_edit(user, story)
+            if request.method == "GET" and editable:
+                # Only those who may save are noted: a reader of the page clashes with nobody.
+                presence.touch(story.pk, user.get_username())
             live = story.draft_of if story.draft_of_id else None
             extra_context.update(
                 {
@@ -292,8 +356,13 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
                     "pending_draft": pending_draft_of(story) if is_live(story) else None,
                     "can_start_changes": actions.can_edit(user, None),
                     "can_discard_changes": actions.can_edit(user, live or story),
-                    "others_open": presence.others(story.pk, user.get_username()),
+                    "others_open": presence.others(story.pk, user.get_username()) if editable else [],
                     "can_run_checks": user.has_perm("stories.change_story"),
+                    "can_submit_review": editable
+                    and story.status == Story.Status.DRAFT
+                    and story.review_status != Story.Review.IN_REVIEW,
+                    "can_send_back": user.has_perm("stories.publish_story")
+                    and story.review_status == Story.Review.IN_REVIEW,
                     "can_publish": user.has_perm("stories.publish_story"),
                     "can_correct": user.has_perm("stories.add_correction") and story.is_published,
                     "last_audit": AuditEntry.objects.filter(story=story).select_related("user").first(),
@@ -321,6 +390,9 @@ class StoryAdmin(RefusesLostSaves, admin.ModelAdmin):
                 name=name + "restore",
             ),
             path("claim/<str:claim_id>/citations/", view(claim_citations), name=name + "claim_citations"),
+            path("review/", view(review_queue), name=name + "review_queue"),
+            path("<path:object_id>/submit-review/", view(submit_review), name=name + "submit_review"),
+            path("<path:object_id>/send-back/", view(send_back_view), name=name + "send_back"),
             path("<path:object_id>/run-checks/", view(run_checks), name=name + "run_checks"),
             path("<path:object_id>/start-changes/", view(start_changes), name=name + "start_changes"),
             path("<path:object_id>/changes/", view(changes), name=name + "changes"),

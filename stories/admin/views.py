@@ -129,7 +129,7 @@ def run_checks(model_admin, request, object_id):
         return HttpResponseNotAllowed(["POST"])
     story = _story_or_404(model_admin, request, object_id)
     if not request.user.has_perm("stories.change_story"):
-        raise PermissionDenied
+        raise PermissionDenied("only writers and editors may run the checks")
     from stories.checks import check_and_record  # imported when used
 
     result = check_and_record(story)
@@ -180,10 +180,17 @@ def publish(model_admin, request, object_id):
     )
 
 
+# Why a verb is refused to a user without its permission (shown on the refusal page).
+REFUSALS = {
+    "stories.publish_story": "only an editor may publish, unpublish or schedule a story",
+    "stories.add_correction": "only an editor may record a correction",
+}
+
+
 def _simple_verb(model_admin, request, object_id, *, perm, form_class, template, title, run, done):
     story = _story_or_404(model_admin, request, object_id)
     if not request.user.has_perm(perm):
-        raise PermissionDenied
+        raise PermissionDenied(REFUSALS.get(perm, "your role does not allow this"))
     form = form_class(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -394,7 +401,7 @@ def revisions(model_admin, request, object_id):
 def claim_citations(model_admin, request, claim_id):
     """Every story citing a claim: where (key fact or paragraph) and in which status."""
     if not model_admin.has_view_permission(request):
-        raise PermissionDenied
+        raise PermissionDenied("you may not see the stories of the desk")
     claim = get_object_or_404(Claim.objects.select_related("manifest__publisher"), pk=claim_id)
     cites = (
         Cite.objects.citing(claim=claim).select_related("paragraph__section__story", "key_fact__story").order_by("id")

@@ -15,7 +15,7 @@ from newsroom.models import Beat, Edition, Newsroom
 from newsroom.validators import http_url
 
 from .autosave import Autosave  # noqa: F401
-from .records import AuditEntry, CheckResult, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
+from .records import AuditEntry, CheckResult, ReviewStatus, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -143,6 +143,8 @@ class Story(models.Model):
         SCHEDULED = "scheduled", "Scheduled"
         PUBLISHED = "published", "Published"
 
+    Review = ReviewStatus
+
     id = models.CharField(primary_key=True, max_length=64, default=new_story_id)
     slug = models.SlugField(max_length=200)
     edition = models.ForeignKey(Edition, on_delete=models.PROTECT, related_name="stories")
@@ -186,6 +188,9 @@ class Story(models.Model):
         help_text="For pending changes to a live story: the live story they will replace when published.",
     )
     version = models.PositiveIntegerField(default=1, help_text="Bumped by every save, publish and correction.")
+    review_status = models.CharField(max_length=16, choices=Review.choices, default=Review.NONE, blank=True)
+    review_note = models.TextField(blank=True, help_text="The editor's note when a draft is sent back to its writer.")
+    review_changed_at = models.DateTimeField(null=True, blank=True, help_text="When the review status last changed.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
@@ -213,6 +218,7 @@ class Story(models.Model):
                 condition=~Q(status="scheduled") | Q(scheduled_for__isnull=False), name="story_scheduled_has_time"
             ),
             models.CheckConstraint(condition=Q(version__gte=1), name="story_version_positive"),
+            *ReviewStatus.constraints(),
         ]
         indexes = [
             models.Index(fields=["status", "newsroom", "-published_at"], name="story_newsroom_latest"),

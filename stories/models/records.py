@@ -25,6 +25,29 @@ class Revision(models.Model):
         return f"{self.story_id} v{self.version}"
 
 
+class ReviewStatus(models.TextChoices):
+    """Where a draft stands between its writer and an editor (``stories.actions.review``)."""
+
+    NONE = "", "Not submitted"
+    IN_REVIEW = "in_review", "In review"
+    SENT_BACK = "sent_back", "Sent back"
+
+    @classmethod
+    def constraints(cls) -> list:
+        """The story's review fields, kept consistent by the database: a known status, a
+        note on every draft sent back, a time on every status set."""
+        Q = models.Q
+        return [
+            models.CheckConstraint(condition=Q(review_status__in=cls.values), name="story_review_status_valid"),
+            models.CheckConstraint(
+                condition=~Q(review_status="sent_back") | ~Q(review_note=""), name="story_sent_back_has_note"
+            ),
+            models.CheckConstraint(
+                condition=Q(review_status="") | Q(review_changed_at__isnull=False), name="story_review_has_time"
+            ),
+        ]
+
+
 class AuditAction(models.TextChoices):
     """What an audit row records; a database constraint keeps the column to these."""
 
@@ -42,6 +65,8 @@ class AuditAction(models.TextChoices):
     UNSCHEDULE = "unschedule", "Schedule cancelled"
     CORRECT = "correct", "Correction recorded"
     SOURCE_CHANGED = "source_changed", "A cited source changed"
+    SUBMIT_REVIEW = "submit_review", "Submitted for review"
+    SEND_BACK = "send_back", "Sent back to the writer"
 
 
 class AuditEntry(models.Model):
