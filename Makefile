@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test lint venv serve bench-checks clean
+.PHONY: run test lint venv serve bench-checks bench-peers clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,3 +46,8 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_checks
 bench-checks: venv
 	psql "$(dir $(BENCH_DATABASE_URL))postgres" -c 'create database bench_checks' 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/bench_checks.py
+
+# The story page against the bare framework and a Wagtail peer (docs/benchmarks.md): needs wrk;
+# builds its peers under bench/.peers/ (Wagtail from PyPI in a venv of its own on the first run).
+bench-peers: venv
+	$(PY) bench/peers.py

@@ -270,12 +270,21 @@ class Paragraph(models.Model):
     section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="paragraphs")
     position = models.PositiveIntegerField(default=0)
     markdown = models.TextField()
+    # Sanitised HTML of the Markdown, stored by the commit step (pages render no Markdown).
+    html = models.TextField(blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["position", "id"]
 
     def __str__(self):
         return self.markdown[:80]
+
+    def save(self, *args, **kwargs):
+        """Saved alone (the admin's form), the Markdown may be new: the commit step renders it again."""
+        if (fields := kwargs.get("update_fields")) is None or "markdown" in fields:
+            self.html = ""
+            kwargs["update_fields"] = None if fields is None else {*fields, "html"}
+        super().save(*args, **kwargs)
 
     @property
     def story(self) -> Story:
