@@ -55,7 +55,7 @@ from public import markup
 from stories.models import Story
 s = Story.objects.published().get(slug="agent-training-stack")
 json.dump({
-    "path": s.url.split("://", 1)[-1].split("/", 1)[1],
+    "path": "/" + s.url.split("://", 1)[-1].split("/", 1)[1],
     "headline": s.headline, "dek": s.dek, "slug": s.slug,
     "sections": [
         {"heading": sec.heading, "paragraphs": [str(markup.to_html(p.markdown)) for p in sec.paragraphs.all()]}
@@ -66,9 +66,9 @@ json.dump({
 
 
 def run(cmd, *, env=None, cwd=ROOT, capture=False) -> str:
-    result = subprocess.run(
-        cmd, cwd=cwd, env={**os.environ, **(env or {})}, check=True, text=True, capture_output=capture
-    )
+    result = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, text=True, capture_output=capture)
+    if result.returncode:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     return result.stdout if capture else ""
 
 
@@ -85,7 +85,7 @@ def set_up_project() -> dict:
     run([*manage, "migrate", "--noinput", "-v0"], env=PROJECT_ENV)
     run([*manage, "loaddemo"], env=PROJECT_ENV, capture=True)
     run([*manage, "collectstatic", "--noinput", "-v0"], env=PROJECT_ENV)
-    return json.loads(run([*manage, "shell", "-c", EXPORT_STORY], env=PROJECT_ENV, capture=True))
+    return json.loads(run([*manage, "shell", "-v", "0", "-c", EXPORT_STORY], env=PROJECT_ENV, capture=True))
 
 
 def set_up_bare(body: bytes) -> Path:
