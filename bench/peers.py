@@ -184,7 +184,7 @@ def main():
         cold.wait_for(path)
         print("setting up the bare floor and the Wagtail peer...", file=sys.stderr)
         bare_dir = set_up_bare(body)
-        bare = Server("bare", PY, "bare_wsgi:application", 8713, cwd=bare_dir)
+        bare = Server("bare", PY, "bare_wsgi:application", 8713, cwd=bare_dir, env={"SECRET_KEY": SECRET})
         wagtail_dir, wagtail_py, wagtail_version = set_up_wagtail(story)
         peer = Server("wagtail", wagtail_py, "peer_wsgi:application", 8714, cwd=wagtail_dir, env={"SECRET_KEY": SECRET})
         for s in (bare, peer):

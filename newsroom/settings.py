@@ -53,7 +53,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 # What SessionStackMiddleware runs, in this order, for unsafe requests and for paths under
-# SESSION_PATHS; a GET or HEAD of a public page (the same for every reader) skips it.
+# SESSION_PATHS; a GET or HEAD of a public page (the same for every reader) skips it, so a
+# middleware that must see public pages' responses belongs in MIDDLEWARE, never in here.
 SESSION_STACK = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
