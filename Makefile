@@ -48,6 +48,6 @@ bench-checks: venv
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/bench_checks.py
 
 # The story page against the bare framework and a Wagtail peer (docs/benchmarks.md): needs wrk;
-# builds its peers under bench/.peers/ (Wagtail from PyPI in a venv of its own on the first run).
+# builds its peers under .bench-peers/ (Wagtail from PyPI in a venv of its own on the first run).
 bench-peers: venv
 	$(PY) bench/peers.py

@@ -7,7 +7,7 @@
 - cold: the same page with ``CACHE_URL=dummycache://`` (rendered on every request), against
   the same story as a Wagtail page (StreamField sections, a plain template, SQLite, no cache).
 
-Everything is built under ``bench/.peers/`` (git-ignored): the project's database, the bare
+Everything is built under ``.bench-peers/`` (git-ignored): the project's database, the bare
 app, and the Wagtail site in its own virtual environment (Wagtail's current release from
 PyPI, installed on the first run). Every server is gunicorn with 2 sync workers and no other
 setting; each is loaded with ``wrk -t2 -c32``, the four in turn, for ``--rounds`` rounds;
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from peers_sites import BARE, WAGTAIL
 
 ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "bench" / ".peers"
+WORK = ROOT / ".bench-peers"
 PY = sys.executable
 SECRET = secrets.token_urlsafe(50)
 PROJECT_ENV = {

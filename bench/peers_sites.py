@@ -1,4 +1,4 @@
-"""The two peer sites ``bench/peers.py`` builds under ``bench/.peers/`` (never committed):
+"""The two peer sites ``bench/peers.py`` builds under ``.bench-peers/`` (never committed):
 
 - ``bare``: the bare framework floor, a Django project with ``SecurityMiddleware`` and
   ``CommonMiddleware`` only, whose one view returns the story page's own bytes;
