@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test test-client lint venv serve bench-checks bench-api bench-sitemaps clean
+.PHONY: run test test-client lint venv serve bench-checks bench-api bench-sitemaps bench-peers clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -77,3 +77,8 @@ bench-api: venv
 BENCH_SITEMAPS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/bench_sitemaps
 bench-sitemaps: venv
 	DATABASE_URL=$(BENCH_SITEMAPS_DATABASE_URL) $(PY) bench/sitemap_scale.py
+
+# The story page against the bare framework and a Wagtail peer (docs/benchmarks.md): needs wrk;
+# builds its peers under .bench-peers/ (Wagtail from PyPI in a venv of its own on the first run).
+bench-peers: venv
+	$(PY) bench/peers.py

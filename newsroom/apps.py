@@ -9,10 +9,13 @@ class NewsroomConfig(AppConfig):
 
     def ready(self):
         from django.conf import settings
+        from django.core.checks import register
 
         from .infra import login_throttle, signing
+        from .infra.middleware import session_stack_check
 
         login_throttle.connect()
+        register(session_stack_check)
         if not settings.SIGNING_DEVELOPMENT_KEY:
             # Production refuses to start without a usable signing key (ImproperlyConfigured).
             signing.require_key()

@@ -48,13 +48,23 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "newsroom.infra.middleware.SessionStackMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+# What SessionStackMiddleware runs, in this order, for unsafe requests and for paths under
+# SESSION_PATHS; a GET or HEAD of a public page (the same for every reader) skips it, so a
+# middleware that must see public pages' responses belongs in MIDDLEWARE, never in here.
+SESSION_STACK = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+SESSION_PATHS = ["/admin", "/api"]
+# Django's own checks look for these in MIDDLEWARE itself; newsroom.infra.middleware's
+# session_stack_check makes the same demands of SESSION_STACK instead (an error when missing).
+SESSION_STACK_CHECKS = ["admin.E408", "admin.E409", "admin.E410", "security.W003"]
 
 ROOT_URLCONF = "newsroom.urls"
 
@@ -160,6 +170,7 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
 # deliberate default (above), so those two warnings are silenced, and only while off: the
 # other deploy checks stay, and a production check --deploy is clean.
 SILENCED_SYSTEM_CHECKS = [
+    *SESSION_STACK_CHECKS,
     *(["security.W005"] if not SECURE_HSTS_INCLUDE_SUBDOMAINS else []),
     *(["security.W021"] if not SECURE_HSTS_PRELOAD else []),
 ]
@@ -347,10 +358,7 @@ LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 # per key, syndication.auth.PartnerRateThrottle), so that rule decides nothing here.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"),
-    "newsroom.infra.login_throttle.LoginThrottleMiddleware",
-)
+SESSION_STACK.insert(0, "newsroom.infra.login_throttle.LoginThrottleMiddleware")
 
 # Seconds a worker may trust the ``lists`` generation it last read from the cache before
 # asking again (public.views.story fast path). 0: ask on every request (pages change at once

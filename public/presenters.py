@@ -88,9 +88,15 @@ def markers_html(cites: list[dict], sources: dict[str, Source]) -> SafeString:
     return mark_safe("".join(out))
 
 
-def paragraph_html(markdown: str, markers: SafeString) -> SafeString:
-    """The paragraph's sanitised HTML with the markers inside its last block."""
-    html = str(markup.to_html(markdown)).rstrip()
+def stored_html(paragraph) -> str:
+    """A paragraph row's sanitised HTML: as the commit step stored it with the version, else
+    (a row written since without it) rendered now."""
+    return paragraph.html or (str(markup.to_html(paragraph.markdown)) if paragraph.markdown else "")
+
+
+def paragraph_html(html: str, markers: SafeString) -> SafeString:
+    """The paragraph's sanitised HTML (``stored_html``) with the markers inside its last block."""
+    html = html.rstrip()
     for closing in ("</p>", "</li></ul>", "</li></ol>"):
         if html.endswith(closing):
             return mark_safe(html[: -len(closing)] + markers + closing)
@@ -149,13 +155,17 @@ def story_context(story, d: dict, profile=None) -> dict:
         {"text": f["text"], "self_reported": f["self_reported"], "markers": markers_html(f["cites"], by_id)}
         for f in d["key_facts"]
     ]
+    # The loaded rows are the ones ``d`` was exported from, in the same order.
     sections = [
         {
             "heading": s["heading"],
             "anchor": f"section-{i}",
-            "paragraphs": [paragraph_html(p["markdown"], markers_html(p["cites"], by_id)) for p in s["paragraphs"]],
+            "paragraphs": [
+                paragraph_html(stored_html(row), markers_html(p["cites"], by_id))
+                for row, p in zip(section.paragraphs.all(), s["paragraphs"], strict=True)
+            ],
         }
-        for i, s in enumerate(d["sections"], start=1)
+        for i, (section, s) in enumerate(zip(story.sections.all(), d["sections"], strict=True), start=1)
     ]
     rtm = d["run_these_manifests"]
     steps = [

@@ -214,3 +214,76 @@ class RejectNulMiddleware:
                 return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
             return HttpResponse(message + "\n", status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+# Below: the session stack, applied only where a request can use it.
+from django.core.handlers.exception import convert_exception_to_response  # noqa: E402
+from django.utils.module_loading import import_string  # noqa: E402
+
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+class SessionStackMiddleware:
+    """Runs ``settings.SESSION_STACK`` (the login throttle, sessions, CSRF, authentication,
+    messages) only for the requests that can use it: an unsafe method anywhere (so CSRF checks
+    every POST, PUT, PATCH and DELETE, and the login throttle sees every login), and any request
+    under a prefix in ``settings.SESSION_PATHS`` (the admin, the API with its browser session).
+
+    A GET or HEAD for a public page skips it: those pages are the same for every reader (they
+    are cached for anonymous readers), set no cookie and read no user, session or message, so
+    the stack would only cost time. Every security header is set outside it (``SecurityMiddleware``,
+    the Content-Security-Policy, ``X-Frame-Options``), so it is on every response either way.
+
+    Django collects ``process_view`` hooks from ``MIDDLEWARE`` alone, so this middleware runs
+    those of the stack (the CSRF check) for the requests that take it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.prefixes = tuple(settings.SESSION_PATHS)
+        handler, self._view_hooks = get_response, []
+        for path in reversed(settings.SESSION_STACK):
+            middleware = import_string(path)(handler)
+            if hasattr(middleware, "process_view"):
+                self._view_hooks.insert(0, middleware.process_view)
+            handler = convert_exception_to_response(middleware)
+        self.with_stack = handler
+
+    def __call__(self, request):
+        if request.method in _SAFE_METHODS and not request.path_info.startswith(self.prefixes):
+            return self.get_response(request)
+        request._session_stack = True
+        return self.with_stack(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if getattr(request, "_session_stack", False):
+            for hook in self._view_hooks:
+                response = hook(request, view_func, view_args, view_kwargs)
+                if response is not None:
+                    return response
+        return None
+
+
+REQUIRED_IN_SESSION_STACK = (
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+)
+
+
+def session_stack_check(app_configs=None, **kwargs):
+    """What Django's admin and CSRF checks demand of ``MIDDLEWARE`` (silenced: they cannot see
+    inside the stack), demanded of the session stack: each of sessions, CSRF, authentication and
+    messages in ``SESSION_STACK``, sessions before authentication, and the stack in ``MIDDLEWARE``."""
+    from django.core.checks import Error
+
+    stack, errors = list(getattr(settings, "SESSION_STACK", [])), []
+    if f"{__name__}.SessionStackMiddleware" not in settings.MIDDLEWARE:
+        errors.append(Error("SessionStackMiddleware is not in MIDDLEWARE", id="newsroom.E001"))
+    for path in REQUIRED_IN_SESSION_STACK:
+        if path not in stack:
+            errors.append(Error(f"{path} is not in SESSION_STACK", id="newsroom.E002"))
+    if not errors and stack.index(REQUIRED_IN_SESSION_STACK[0]) > stack.index(REQUIRED_IN_SESSION_STACK[2]):
+        errors.append(Error("SESSION_STACK runs authentication before sessions", id="newsroom.E003"))
+    return errors

@@ -2,7 +2,9 @@
 
 Every action ends here, inside its transaction: the story's version is bumped, the story's
 desk/1 document of that version is kept as a ``Revision``, one typed ``AuditEntry`` is
-written, the story's fingerprint (what ``not_a_repeat`` compares) is refreshed, and the
+written, the story's fingerprint (what ``not_a_repeat`` compares) is refreshed, each
+paragraph's Markdown is kept rendered as sanitised HTML (rendered once per version, never
+per request: ``store_html``; the row writers fill it as they write), and the
 action's signal is sent (so that receivers, the syndication outbox and the caches, commit
 or roll back with it). ``commit_new`` does the same for many new stories at once (the bulk
 import), building its rows with the same functions.
@@ -17,9 +19,10 @@ from newsroom.infra.bulk import bulk_insert
 from newsroom.infra.pagecache import bump
 from stories import desk, signals
 from stories.fingerprints import fingerprint_of
-from stories.models import AuditEntry, Revision, Story, StoryFingerprint
+from stories.markup import to_html
+from stories.models import AuditEntry, Paragraph, Revision, Story, StoryFingerprint
 
-__all__ = ["audit_entry", "commit", "commit_new", "record_revision"]
+__all__ = ["audit_entry", "commit", "commit_new", "record_revision", "store_html"]
 
 
 def audit_entry(story, action: str, user, *, version: int, reason: str = "", details: dict | None = None):
@@ -34,6 +37,15 @@ def audit_entry(story, action: str, user, *, version: int, reason: str = "", det
 def _fingerprint(story, data: dict) -> StoryFingerprint:
     sig, claim_ids = fingerprint_of(data)
     return StoryFingerprint(story_id=story.pk, minhash=sig, claim_ids=claim_ids)
+
+
+def store_html(story) -> None:
+    """Render the Markdown of each of the loaded story's paragraphs that has no stored HTML
+    (written since without it), once for this version: the pages read the stored HTML."""
+    missing = [p for s in story.sections.all() for p in s.paragraphs.all() if not p.html and p.markdown]
+    for p in missing:
+        p.html = to_html(p.markdown)
+    Paragraph.objects.bulk_update(missing, ["html"])
 
 
 def record_revision(story, *, user=None) -> dict:
@@ -73,6 +85,7 @@ def commit(
     # ``write`` may have saved only the story's parts: the bump lands regardless.
     Story.objects.filter(pk=story.pk).update(version=story.version, updated_at=timezone.now())
     loaded = Story.objects.with_everything().get(pk=story.pk)
+    store_html(loaded)
     data = record_revision(loaded, user=user)
     audit_entry(loaded, action, user, version=loaded.version, reason=reason, details=details).save()
     fp = _fingerprint(loaded, data)

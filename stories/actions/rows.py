@@ -20,6 +20,7 @@ from stories.desk import (
 )
 from stories.desk.derive import cited_manifest_ids, default_newsroom_title, iter_cites
 from stories.desk.export import loaded_manifests, stored_fields
+from stories.markup import to_html
 from stories.models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLink, Section, Story
 
 from .commit import commit
@@ -154,7 +155,11 @@ def write_parts(pairs: list[tuple[object, dict]], *, new: bool = False) -> None:
     )
     rows = [(n, sec, j, p) for sec, (n, _, s) in zip(sections, section_rows) for j, p in enumerate(s["paragraphs"])]
     paragraphs = bulk_insert(
-        Paragraph, [Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"]) for _, sec, j, p in rows]
+        Paragraph,
+        [
+            Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"], html=to_html(p["markdown"]))
+            for _, sec, j, p in rows
+        ],
     )
 
     # Each story's cites in desk/1's order: its key facts' first, then its paragraphs'.

@@ -277,12 +277,21 @@ class Paragraph(models.Model):
     section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="paragraphs")
     position = models.PositiveIntegerField(default=0)
     markdown = models.TextField()
+    # Sanitised HTML of the Markdown, stored by the commit step (pages render no Markdown).
+    html = models.TextField(blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["position", "id"]
 
     def __str__(self):
         return self.markdown[:80]
+
+    def save(self, *args, **kwargs):
+        """Saved alone (the admin's form), the Markdown may be new: the commit step renders it again."""
+        if (fields := kwargs.get("update_fields")) is None or "markdown" in fields:
+            self.html = ""
+            kwargs["update_fields"] = None if fields is None else {*fields, "html"}
+        super().save(*args, **kwargs)
 
     @property
     def story(self) -> Story:
@@ -398,51 +407,5 @@ class RelatedLink(models.Model):
         return self.headline
 
 
-class AppendOnlyError(Exception):
-    pass
-
-
-class CorrectionQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise AppendOnlyError("corrections are append-only")
-
-    def delete(self):
-        raise AppendOnlyError("corrections are append-only")
-
-
-class Correction(models.Model):
-    """A correction, clarification or update. Append-only: never edited, never deleted."""
-
-    class Kind(models.TextChoices):
-        CORRECTION = "correction", "Correction"
-        CLARIFICATION = "clarification", "Clarification"
-        UPDATE = "update", "Update"
-
-    story = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="corrections")
-    corrected_at = models.DateTimeField()
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    text = models.TextField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
-
-    objects = models.Manager.from_queryset(CorrectionQuerySet)()
-
-    class Meta:
-        ordering = ["corrected_at", "id"]
-        indexes = [models.Index(fields=["-corrected_at", "-id"], name="correction_latest")]  # /corrections/ pages
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"
-            ),
-            models.CheckConstraint(condition=~Q(text=""), name="correction_text_not_empty"),
-        ]
-
-    def __str__(self):
-        return f"{self.get_kind_display()} of {self.corrected_at:%Y-%m-%d %H:%M}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise AppendOnlyError("corrections are append-only: record a new one instead")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("corrections are append-only")
+# Corrections live in their own module; imported last because Correction refers to Story.
+from .corrections import AppendOnlyError, Correction, CorrectionQuerySet  # noqa: E402, F401
