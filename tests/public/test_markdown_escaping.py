@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from public import renderings
-from public.markup import _inline_text
+from stories.markup import _inline_text
 from tests.seed import SEED_JSON
 
 COMMONMARK = MarkdownIt("commonmark").enable("strikethrough")
