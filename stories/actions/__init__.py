@@ -12,7 +12,8 @@ so that receivers (the syndication outbox) commit or roll back with it.
 - ``imports``: desk/1 documents in (``import_story``, ``import_batch``), through the gate,
   or as exported (``restore=True``); ``rows`` and ``bulk`` write their rows;
 - ``forms``: the admin's forms and inlines saved inside ``save_story``;
-- ``review``: ``submit_for_review``, ``send_back`` (the review flow between writer and editor).
+- ``review``: ``submit_for_review``, ``send_back`` (the review flow between writer and editor);
+- ``screen``: the editing screen's save (three-way merged) and restore, through ``save_story``.
 """
 
 from stories.desk import VersionConflict

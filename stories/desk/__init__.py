@@ -7,6 +7,7 @@
 - ``export_story(story)`` (``export``): a loaded ``Story`` as a desk/1 dict; ``dumps`` its JSON.
 - ``store``: what a writer asks before writing a document (its references resolve, it
   changes the stored story, it keeps the recorded corrections).
+- ``working``: the editing screen's working document and its three-way merge.
 
 The desk writes no rows: ``stories.actions`` (``import_story``, ``import_batch``,
 ``save_document``) does, through the gate.

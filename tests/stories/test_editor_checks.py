@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from stories.admin.desk.document import editable, stored_document
 from stories.desk.findings import in_words, rubric_in_words, where
+from stories.desk.working import editable, stored_document
 from stories.models import CheckResult, Story
 from tests.factories import ClaimFactory, ManifestFactory
 from tests.stories.helpers import client_for

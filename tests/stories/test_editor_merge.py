@@ -6,7 +6,7 @@ import json
 import pytest
 
 from stories import actions
-from stories.admin.desk.document import editable, merge, stored_document
+from stories.desk.working import editable, merge, stored_document
 from stories.models import Autosave, Revision, Story
 from tests.stories.helpers import client_for
 

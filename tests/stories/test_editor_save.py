@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from stories.admin.desk.document import editable, stored_document
+from stories.desk.working import editable, stored_document
 from stories.models import AuditEntry, Autosave, Revision, Story
 from tests.factories import UserFactory
 from tests.stories.helpers import client_for

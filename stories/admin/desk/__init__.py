@@ -2,7 +2,7 @@
 
 - ``views``: the screen and its JSON endpoints (save, live checks, claim search, autosave);
 - ``history``: revisions compared in prose, and restored;
-- ``writing``: the writes, through ``stories.actions``;
-- ``document``: the screen's working document and the three-way merge;
+- its writes are ``stories.actions.screen``, its working document and three-way merge
+  ``stories.desk.working``;
 - ``search``: the claim search.
 """

@@ -10,12 +10,11 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from stories import actions, desk
+from stories.actions import screen
 from stories.actions.drafts import is_live
+from stories.desk.working import Refused
 from stories.history import compare_versions, other_changes, prose_diff
 from stories.models import Story
-
-from . import writing
-from .document import Refused
 
 
 def _story(model_admin, request, object_id) -> Story:
@@ -71,7 +70,7 @@ def restore(model_admin, request, object_id, version):
     if not (request.user.has_perm("stories.change_story") and may_restore(request.user, story)):
         raise PermissionDenied
     try:
-        saved = writing.restore(story=story, version=version, user=request.user)
+        saved = screen.restore(story=story, version=version, user=request.user)
     except (Refused, desk.DeskError) as exc:
         messages.error(request, f"Not restored: {exc.message}.")
         return HttpResponseRedirect(reverse("admin:stories_story_revisions", args=[story.pk]))

@@ -3,7 +3,7 @@ each wrapped in ``admin_site.admin_view``: staff only, CSRF on every POST).
 
 - ``editor``: the screen (a new story, or a stored one: a live story's edits go to its
   pending changes);
-- ``save``: one version of the working document (``writing.save``);
+- ``save``: one version of the working document (``screen.save_working``);
 - ``live_checks``: the rubric of the unsaved text, in words, per paragraph;
 - ``claims``: the claim search;
 - ``autosave``: the working copy, kept apart from the revisions.
@@ -20,14 +20,22 @@ from django.urls import reverse
 
 from newsroom.models import Newsroom
 from stories import actions, desk
+from stories.actions import screen
 from stories.actions.drafts import is_live
 from stories.checks import run_checks
 from stories.desk.derive import iter_cites
 from stories.desk.findings import rubric_in_words, where
+from stories.desk.working import (
+    MAX_BODY,
+    Refused,
+    editable,
+    edited_fields,
+    new_document,
+    stored_document,
+    working_document,
+)
 from stories.models import Autosave, Story
 
-from . import writing
-from .document import MAX_BODY, Refused, editable, edited_fields, new_document, stored_document, working_document
 from .search import claims_info, search_claims
 
 
@@ -130,7 +138,7 @@ def editor(model_admin, request, object_id=None):
         response.status_code = 403
         return response
     if story is not None and is_live(story):
-        pending = writing.target_of(story)
+        pending = screen.target_of(story)
         if pending.pk != story.pk:
             return HttpResponseRedirect(reverse("admin:stories_story_editor", args=[pending.pk]))
     loaded = Story.objects.with_everything().get(pk=story.pk) if story is not None else None
@@ -190,7 +198,7 @@ def save(model_admin, request, data):
     if base is not None and (not isinstance(base, int) or isinstance(base, bool)):
         raise Refused("base_version", "must be a version number")
     try:
-        saved = writing.save(story=story, payload=data, base_version=base, user=request.user)
+        saved = screen.save_working(story=story, payload=data, base_version=base, user=request.user)
     except actions.VersionConflict as exc:
         return _error(409, f"{exc}: save again to merge")
     if saved.outcome == "clash":
@@ -223,7 +231,7 @@ def live_checks(model_admin, request, data):
     if story is None:
         base = new_document(data)
     else:
-        base = stored_document(Story.objects.with_everything().get(pk=writing.target_of(story).pk))
+        base = stored_document(Story.objects.with_everything().get(pk=screen.target_of(story).pk))
     doc = working_document(base, data)
     rubric = run_checks(doc, exclude_story_id=story.pk if story else None)
     words = rubric_in_words(rubric)

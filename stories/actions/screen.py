@@ -1,7 +1,7 @@
 """The editing screen's writes, all through ``stories.actions.save_story`` (permissions,
 the row lock, the version check, one version, one revision, one audit row, the signals):
 
-- ``save``: the screen's working document, merged three-way with what was saved since the
+- ``save_working``: the screen's working document, merged three-way with what was saved since the
   editor opened the story; a new story is created as a draft; a live story's edits go to
   its pending changes (``drafts.start_changes``), which reach readers only through
   "Publish changes" and the checks;
@@ -22,9 +22,8 @@ from stories import actions, desk
 from stories.actions.drafts import is_live, pending_draft_of, start_changes
 from stories.actions.rows import write_parts
 from stories.desk.derive import iter_cites
+from stories.desk.working import EDITED, Refused, editable, edited_fields, merge, new_document, stored_document
 from stories.models import Autosave, Revision, Story
-
-from .document import EDITED, Refused, editable, edited_fields, merge, new_document, stored_document
 
 # What a restore brings back besides the edited fields; the story's address, state,
 # corrections (append-only) and writer stay as they are.
@@ -91,7 +90,7 @@ def _create(payload: dict, *, user) -> Saved:
     return Saved(loaded, "created")
 
 
-def save(*, story: Story | None, payload: dict, base_version: int | None, user) -> Saved:
+def save_working(*, story: Story | None, payload: dict, base_version: int | None, user) -> Saved:
     """Write the screen's document (``payload``: ``{"story": {...}}``) as one version.
 
     ``story`` is the story the screen opened (None for a new one) and ``base_version`` its
