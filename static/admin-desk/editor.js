@@ -383,12 +383,27 @@
     }
   }
 
+  // The slug follows the headline (as Django's slugify makes it) until the editor types one.
+  function slugify(text) {
+    return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x00-\x7f]/g, "")
+      .replace(/[^\w\s-]/g, "").toLowerCase().trim().replace(/[-\s_]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 200);
+  }
+
+  function prepopulateSlug() {
+    var slug = $("editor-slug"), headline = $("editor-headline");
+    if (!slug || !headline) return;
+    var typed = slug.value.trim() !== "";
+    slug.addEventListener("input", function () { typed = slug.value.trim() !== ""; });
+    headline.addEventListener("input", function () { if (!typed) slug.value = slugify(headline.value); });
+  }
+
   function start() {
     state = JSON.parse($("editor-state").textContent);
     form = $("editor-form");
     csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
     render(state.story);
     form.addEventListener("input", changed);
+    prepopulateSlug();
     form.addEventListener("click", onClick);
     form.addEventListener("submit", save);
     $("editor-search-q").addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(search, 250); });

@@ -256,8 +256,13 @@ def test_sitemaps_parse_and_list_only_our_urls(client, hostile, path):
     root = ET.fromstring(client.get(path).content)
     locs = [el.text for el in root.iter() if el.tag.endswith("}loc")]
     assert all(loc.startswith("https://") for loc in locs)
-    if path == "/sitemap.xml":  # the news sitemap lists only the last two days' stories
-        assert any("/stories/2026-10-18/hostile/" in loc for loc in locs)
+    if path == "/sitemap.xml":  # an index: the story is in its month's sitemap (the news
+        # sitemap lists only the last two days' stories)
+        assert "https://hangingcontext.com/sitemaps/2026-10.xml" in locs
+        month = ET.fromstring(client.get("/sitemaps/2026-10.xml").content)
+        story_locs = [el.text for el in month.iter() if el.tag.endswith("}loc")]
+        assert all(loc.startswith("https://") for loc in story_locs)
+        assert any("/stories/2026-10-18/hostile/" in loc for loc in story_locs)
 
 
 def test_reuse_json_and_robots_parse(client, hostile):

@@ -68,7 +68,8 @@ def test_a_headline_without_letters_asks_for_a_slug(demo, writer):
 
 def test_the_add_page_fills_the_slug_from_the_headline_in_the_browser(demo, writer):
     html = client_for(writer).get("/admin/stories/story/add/").content.decode()
-    assert "prepopulated_fields" in html or "prepopulate" in html
+    # The add page is the editing screen: its slug field follows the headline as it is typed.
+    assert 'id="editor-slug"' in html and 'data-prepopulate-from="editor-headline"' in html
 
 
 # --------------------------------------------------------------------------- editions
