@@ -14,6 +14,7 @@ machine the wall rate mostly measures the wait for a core; the CPU figures do no
 """
 
 import argparse
+import io
 import os
 import resource
 import sys
@@ -29,7 +30,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.core.management import call_command  # noqa: E402
+from django.core.management import CommandError, call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 
@@ -59,7 +60,10 @@ def main() -> None:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
     server0, wall0, own0 = backend_cpu(pid), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-    call_command("import_stories", str(args.file))
+    try:
+        call_command("import_stories", str(args.file), stderr=io.StringIO())
+    except CommandError as error:  # stories kept as drafts by the checks still count as imported
+        print(str(error)[:200], file=sys.stderr)
     wall, own, server = (
         time.perf_counter() - wall0,
         resource.getrusage(resource.RUSAGE_SELF),

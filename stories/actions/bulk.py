@@ -11,12 +11,22 @@ import datetime as dt
 
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, Manifest
-from newsroom.infra.bulk import bulk_insert
+from newsroom.infra.bulk import analyze, bulk_insert
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from stories.desk import ManifestInfo, cited_manifest_ids, iter_cites, render, set_text_fields
 from stories.desk.derive import default_newsroom_title
 from stories.desk.export import _to_second
-from stories.models import Correction, Story, new_story_id
+from stories.models import (
+    Cite,
+    CiteClaim,
+    Correction,
+    KeyFact,
+    Paragraph,
+    Section,
+    Story,
+    StoryFingerprint,
+    new_story_id,
+)
 
 from . import rows
 from .commit import commit_new
@@ -97,6 +107,8 @@ def write_new(run: list[Item], known: dict, *, user, action: str, restore: bool 
         action=action,
         user=user,
     )
+    # the checks that publish these stories read the cite tables and the fingerprints
+    analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
     return stories
 
 

@@ -80,14 +80,17 @@ def _live_story(doc: dict) -> Story | None:
     return stories.filter(edition_date=doc["edition"][:10], slug=doc["slug"], draft_of__isnull=True).first()
 
 
-def _take_state(result: ImportResult, doc: dict, *, user) -> None:
-    """Publish (or take down) the written story as its document asks, through the actions."""
+def _take_state(result: ImportResult, doc: dict, *, user, written: bool = False) -> None:
+    """Publish (or take down) the written story as its document asks, through the actions.
+    ``written``: the bulk writer has just written the story and its revision in this
+    transaction (the checks read that revision; a refused story is left as written)."""
     story, published = result.story, Story.Status.PUBLISHED
     if doc["published_at"] is not None and story.status != published:
         try:
-            result.story = publish_story(story=story, user=user, at=doc["published_at"])
+            result.story = publish_story(story=story, user=user, at=doc["published_at"], revision_current=written)
         except ChecksFailed as exc:
-            result.story = Story.objects.with_everything().get(pk=story.pk)
+            if not written:
+                result.story = Story.objects.with_everything().get(pk=story.pk)
             result.refused = exc.result
     elif doc["published_at"] is None and story.status == published:
         result.story = unpublish_story(story=story, user=user, reason="imported as not published")
@@ -162,6 +165,6 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     if not restore:
         for (line, doc), story in zip(run, stories):
             result = ImportResult(story, "created")
-            _take_state(result, doc, user=user)
+            _take_state(result, doc, user=user, written=True)
             if result.refused is not None:
                 refused.append((line, result))
