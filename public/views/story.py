@@ -2,8 +2,9 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed eleven more when it
-is not (``Story.objects.loaded()``), whatever the story's size.
+is cached (the story's id/version row and the site profile) and a fixed eight more when it
+is not (the stored revision of its live version and what changes without a new version:
+``public.storypage``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
