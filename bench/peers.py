@@ -42,6 +42,7 @@ SECRET = secrets.token_urlsafe(50)
 PROJECT_ENV = {
     "DEBUG": "0",
     "SECRET_KEY": SECRET,
+    "SIGNING_KEY": secrets.token_urlsafe(32),  # the pages are signed (docs/deploy.md)
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
     "SECURE_SSL_REDIRECT": "0",
     "LOG_LEVEL": "WARNING",

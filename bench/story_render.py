@@ -48,7 +48,7 @@ def load(pk):
 
 
 def main():
-    demo = Story.objects.get(id="81")
+    demo = Story.objects.published().get(slug=os.environ.get("BENCH_SLUG", "agent-training-stack"))
     url = demo.get_absolute_url()
     client, request = Client(HTTP_HOST="127.0.0.1"), RequestFactory().get(url)
     names = ("whole request", "load the story", "export_story", "story_context", "template")

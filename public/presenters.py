@@ -141,31 +141,33 @@ def share_image(d: dict, profile) -> dict:
     return {"url": organization.default_image_url(profile), "alt": renderings.site_name()}
 
 
-def story_context(story, d: dict, profile=None) -> dict:
+def story_context(story, d: dict, profile=None, *, html=None, claims=None) -> dict:
     """Everything ``public/story_detail.html`` reads; ``profile`` is the site profile (loaded
-    when not given)."""
+    when not given). ``html`` (each section's paragraph HTML as stored) and ``claims`` (as
+    ``claim_texts``) are read from the loaded story when not given (``public.storypage``)."""
     if profile is None:
         from newsroom.models import SiteProfile
 
         profile = SiteProfile.load()
     provenance = provenance_of(story, d)
-    sources = build_sources(d, claim_texts(story))
+    sources = build_sources(d, claim_texts(story) if claims is None else claims)
     by_id = {s.manifest_id: s for s in sources}
     key_facts = [
         {"text": f["text"], "self_reported": f["self_reported"], "markers": markers_html(f["cites"], by_id)}
         for f in d["key_facts"]
     ]
-    # The loaded rows are the ones ``d`` was exported from, in the same order.
+    if html is None:  # the loaded rows are the ones ``d`` was exported from, in the same order
+        html = [[stored_html(row) for row in section.paragraphs.all()] for section in story.sections.all()]
     sections = [
         {
             "heading": s["heading"],
             "anchor": f"section-{i}",
             "paragraphs": [
-                paragraph_html(stored_html(row), markers_html(p["cites"], by_id))
-                for row, p in zip(section.paragraphs.all(), s["paragraphs"], strict=True)
+                paragraph_html(h, markers_html(p["cites"], by_id))
+                for h, p in zip(section_html, s["paragraphs"], strict=True)
             ],
         }
-        for i, (section, s) in enumerate(zip(story.sections.all(), d["sections"], strict=True), start=1)
+        for i, (section_html, s) in enumerate(zip(html, d["sections"], strict=True), start=1)
     ]
     rtm = d["run_these_manifests"]
     steps = [

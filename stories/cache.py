@@ -112,7 +112,7 @@ def _load(story_ids: list[str], one: bool):
     return Story.objects.published().with_everything().filter(pk__in=story_ids)
 
 
-def representations(rows, kind: str, render, profile: SiteProfile | None = None) -> dict[str, Rendered]:
+def representations(rows, kind: str, render, profile: SiteProfile | None = None, load=None) -> dict[str, Rendered]:
     """The ``kind`` representation of each published story in ``rows`` (objects with ``id``,
     ``version`` and ``updated_at``), by id; ``render(story, profile)`` makes one (bytes, or
     text written as UTF-8) from a story loaded with everything. ``kind`` names the
@@ -122,6 +122,8 @@ def representations(rows, kind: str, render, profile: SiteProfile | None = None)
     the misses cost one load (a fixed number of queries, whatever their count), the site
     profile unless given, and one ``set_many``. A story unpublished since ``rows`` were read
     is left out. A cache that keeps nothing (``dummycache://``) renders every time.
+    ``load(story_ids, one)`` loads the misses when given (``_load``'s signature), returning
+    what ``render`` takes (objects with ``id``, ``version`` and ``updated_at``).
     """
     rows = list(rows)
     if not rows:
@@ -143,7 +145,7 @@ def representations(rows, kind: str, render, profile: SiteProfile | None = None)
         if profile is None:
             profile = SiteProfile.load()
         new = {}
-        for story in _load(missing, one=len(rows) == 1):
+        for story in (load or _load)(missing, one=len(rows) == 1):
             body = render(story, profile)
             if isinstance(body, str):
                 body = body.encode("utf-8")

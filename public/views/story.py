@@ -2,8 +2,9 @@
 
 A warm request costs one cache round trip and no query (the URL's entry, see "The fast
 path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
-is cached (the story's id/version row and the site profile) and a fixed eleven more when it
-is not (``Story.objects.loaded()``), whatever the story's size.
+is cached (the story's id/version row and the site profile) and a fixed eight more when it
+is not (the stored revision of its live version and what changes without a new version:
+``public.storypage``), whatever the story's size.
 Drafts and scheduled stories are not found: every lookup starts from ``published()``.
 """
 
@@ -37,7 +38,7 @@ from newsroom.infra.pagecache import (
     remember_generation,
 )
 from newsroom.models import SiteProfile
-from public import presenters, renderings
+from public import presenters, renderings, storypage
 from stories import desk
 from stories.cache import representations, story_generations
 from stories.models import Correction, Story
@@ -113,7 +114,12 @@ def _renderer(fmt: str, request):
     """``render(story, profile)`` for the story representation cache (``stories.cache``)."""
 
     def render(story, profile):
-        d = desk.export_story(story, profile=profile)
+        extra = {}
+        if isinstance(story, storypage.StoryPage):  # from its live version's revision
+            page, story = story, story.story
+            d, extra = page.export(profile), {"html": page.html, "claims": page.claims}
+        else:
+            d = desk.export_story(story, profile=profile)
         if fmt == "json":
             return renderings.to_json(d)
         if fmt == "md":
@@ -123,7 +129,7 @@ def _renderer(fmt: str, request):
         if fmt == "checks":
             return renderings.to_checks_json(d, presenters.provenance_of(story, d))
         return render_to_string(
-            "public/story_detail.html", presenters.story_context(story, d, profile), request=request
+            "public/story_detail.html", presenters.story_context(story, d, profile, **extra), request=request
         )
 
     return render
@@ -187,7 +193,9 @@ def _story_view(fmt: str):
     @condition(etag_func=_etag_func(fmt), last_modified_func=_last_modified)
     def conditional(request, date, slug):
         lookup = _Lookup.of(request, date, slug)
-        stored = representations([lookup.story], fmt, _renderer(fmt, request), profile=lookup.profile)
+        stored = representations(
+            [lookup.story], fmt, _renderer(fmt, request), profile=lookup.profile, load=storypage.load
+        )
         if lookup.story.id not in stored:  # unpublished since the lookup, a moment ago
             raise Http404("no such story")
         return HttpResponse(stored[lookup.story.id].body, content_type=FORMATS[fmt])

@@ -33,7 +33,16 @@ from .derive import (
     story_url,
     trust_text,
 )
-from .export import dumps, export_story, render_document, responsibility_of, stored_fields
+from .export import (
+    correction_fields,
+    dumps,
+    export_story,
+    in_stored_order,
+    render_document,
+    responsibility_of,
+    stored_fields,
+    story_fields,
+)
 from .store import (
     ImportResult,
     VersionConflict,
@@ -59,9 +68,11 @@ __all__ = [
     "VersionConflict",
     "check_append_only",
     "cited_manifest_ids",
+    "correction_fields",
     "dumps",
     "export_story",
     "format_time",
+    "in_stored_order",
     "iter_cites",
     "key_fact_self_reported",
     "named_editor",
@@ -74,6 +85,7 @@ __all__ = [
     "same_stored_fields",
     "set_text_fields",
     "stored_fields",
+    "story_fields",
     "story_url",
     "trust_text",
     "validate",

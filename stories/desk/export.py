@@ -24,19 +24,7 @@ def stored_fields(story) -> dict:
             for c in owner.cites.all()
         ]
 
-    return {
-        "id": story.id,
-        "slug": story.slug,
-        "edition": story.edition_id,
-        "newsroom": story.newsroom.slug,
-        "beat": story.beat.slug if story.beat_id else None,
-        "audience": story.audience,
-        "angle": story.angle,
-        "headline": story.headline,
-        "dek": story.dek,
-        # desk/1: null while not published (a story taken down keeps its time on record).
-        "published_at": _to_second(story.published_at) if story.status == "published" else None,
-        "trust": story.trust,
+    parts = {
         "key_facts": [
             {"text": f.text, "self_reported": f.declared_self_reported, "cites": cites_of(f)}
             for f in story.key_facts.all()
@@ -52,14 +40,48 @@ def stored_fields(story) -> dict:
             }
             for s in story.sections.all()
         ],
+        "corrections": [correction_fields(c) for c in story.corrections.all()],
+        "related": [{"url": r.url, "headline": r.headline, "slug": r.slug} for r in story.related_links.all()],
+    }
+    return in_stored_order(story_fields(story), parts)
+
+
+def in_stored_order(fields: dict, parts: dict) -> dict:
+    """The story row's fields and its parts as one dict, in desk/1's key order."""
+    both = {**fields, **parts}
+    return {key: both[key] for key in STORED_ORDER}
+
+
+STORED_ORDER = (
+    *("id", "slug", "edition", "newsroom", "beat", "audience", "angle", "headline", "dek", "published_at", "trust"),
+    *("key_facts", "images", "sections", "unresolved", "decision_card", "writer", "corrections", "related"),
+)
+
+
+def correction_fields(c) -> dict:
+    """One correction row as desk/1's stored fields."""
+    return {"corrected_at": _to_second(c.corrected_at), "kind": c.kind, "text": c.text}
+
+
+def story_fields(story) -> dict:
+    """The story row's own stored fields of desk/1 (none of its parts: key facts, images,
+    sections, corrections, related links); the newsroom and beat selected with it."""
+    return {
+        "id": story.id,
+        "slug": story.slug,
+        "edition": story.edition_id,
+        "newsroom": story.newsroom.slug,
+        "beat": story.beat.slug if story.beat_id else None,
+        "audience": story.audience,
+        "angle": story.angle,
+        "headline": story.headline,
+        "dek": story.dek,
+        # desk/1: null while not published (a story taken down keeps its time on record).
+        "published_at": _to_second(story.published_at) if story.status == "published" else None,
+        "trust": story.trust,
         "unresolved": story.unresolved,
         "decision_card": story.decision_card,
         "writer": {"agent": story.writer_agent, "run_id": story.writer_run_id},
-        "corrections": [
-            {"corrected_at": _to_second(c.corrected_at), "kind": c.kind, "text": c.text}
-            for c in story.corrections.all()
-        ],
-        "related": [{"url": r.url, "headline": r.headline, "slug": r.slug} for r in story.related_links.all()],
     }
 
 

@@ -1,0 +1,150 @@
+"""A published story as its renderings need it, read from the stored revision of its live
+version rather than from the row graph.
+
+The revision (``stories.models.Revision``, kept by the commit step of every action that makes
+a version) holds the version's key facts, sections, paragraphs with their cites, images and
+related links. What changes without a new version is read fresh, each in one small query: the
+story row (with its newsroom, beat and creator), how its live version was published, the
+paragraphs' stored HTML, the key facts' declared flags, the cited claims and manifests (a
+claim imported since, a renamed publisher) and the corrections. Ten queries in all for the
+page, as flat rows and no model instances for the parts.
+
+The rows stay the truth: the revision is used only when its paragraphs and key facts match
+the rows, text for text; otherwise (a story without a revision of its version) the story is
+loaded with everything (``Story.objects.loaded()``) as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from manifests.models import Claim, Manifest
+from newsroom.models import SiteProfile
+from public import markup
+from stories import desk
+from stories.models import Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
+
+
+@dataclass
+class StoryPage:
+    """A story row and what its renderings read besides: ``fields`` (desk/1's stored fields),
+    the cited ``manifests`` and claims (``flags``: self-reported or unknown, ``claims``: the
+    texts the page shows), and each section's paragraph HTML as stored."""
+
+    story: Story
+    fields: dict
+    manifests: dict[str, desk.ManifestInfo]
+    flags: dict[str, bool | None]
+    claims: dict[str, dict]
+    html: list[list[str]]
+
+    @property
+    def id(self):
+        return self.story.id
+
+    @property
+    def version(self):
+        return self.story.version
+
+    @property
+    def updated_at(self):
+        return self.story.updated_at
+
+    def export(self, profile: SiteProfile) -> dict:
+        """The desk/1 document, as ``desk.export_story`` makes it from the loaded rows."""
+        return desk.render(
+            self.fields,
+            manifests=self.manifests,
+            claims_self_reported=self.flags,
+            newsroom_title=self.story.newsroom.title,
+            profile=profile,
+            responsibility=desk.responsibility_of(self.story),
+        )
+
+
+def load(story_ids: list[str], one: bool):
+    """For ``stories.cache.representations``: the published stories ``story_ids``, each as a
+    ``StoryPage`` when its revision matches its rows, else loaded with everything."""
+    if not one:
+        return Story.objects.published().with_everything().filter(pk__in=story_ids)
+    page = story_page(story_ids[0])
+    if page is False:
+        story = Story.objects.published().loaded(story_ids[0])
+        return [story] if story is not None else []
+    return [page] if page is not None else []
+
+
+def story_page(pk: str) -> StoryPage | bool | None:
+    """The published story ``pk`` as a ``StoryPage``; None when it is not published; False
+    when its rows and its live version's revision differ (or it has none)."""
+    story = (
+        Story.objects.published()
+        .filter(pk=pk)
+        .select_related("newsroom", "beat", "created_by")
+        .prefetch_related(live_entries_prefetch())
+        .first()
+    )
+    if story is None:
+        return None
+    data = Revision.objects.filter(story_id=pk, version=story.version).values_list("data", flat=True).first()
+    if data is None:
+        return False
+    paragraphs = list(
+        Paragraph.objects.filter(section__story_id=pk)
+        .order_by("section__position", "section__id", "position", "id")
+        .values_list("markdown", "html")
+    )
+    facts = list(
+        KeyFact.objects.filter(story_id=pk).order_by("position", "id").values_list("text", "declared_self_reported")
+    )
+    sections = data["sections"]
+    if [p["markdown"] for s in sections for p in s["paragraphs"]] != [m for m, _ in paragraphs] or [
+        f["text"] for f in data["key_facts"]
+    ] != [t for t, _ in facts]:
+        return False
+    fields = desk.in_stored_order(
+        desk.story_fields(story),
+        {
+            "key_facts": [
+                {"text": f["text"], "self_reported": declared, "cites": f["cites"]}
+                for f, (_, declared) in zip(data["key_facts"], facts, strict=True)
+            ],
+            "images": data["images"],
+            "sections": [
+                {
+                    "heading": s["heading"],
+                    "paragraphs": [{"markdown": p["markdown"], "cites": p["cites"]} for p in s["paragraphs"]],
+                }
+                for s in sections
+            ],
+            "corrections": [
+                desk.correction_fields(c)
+                for c in Correction.objects.filter(story_id=pk)
+                .order_by("corrected_at", "id")
+                .only("corrected_at", "kind", "text")
+            ],
+            "related": data["related"],
+        },
+    )
+    cites = [c for _, c in desk.iter_cites(fields)]
+    claims, flags = {}, {}
+    claim_ids = {cid for c in cites for cid in c["claim_ids"]}
+    for cid, text, has_text, self_reported in Claim.objects.filter(id__in=claim_ids).values_list(
+        "id", "text", "has_text", "self_reported"
+    ):
+        claims[cid] = {"text": text if has_text else "", "self_reported": self_reported}
+        flags[cid] = self_reported if has_text else None
+    rows = Manifest.objects.filter(id__in={c["manifest_id"] for c in cites}).values_list(
+        "id", "title", "publisher__name", "source_url", "published_date"
+    )
+    manifests = {row[0]: desk.ManifestInfo(*row) for row in rows}
+    html, n = [], 0
+    for s in sections:
+        html.append([_html(*paragraphs[n + i]) for i in range(len(s["paragraphs"]))])
+        n += len(s["paragraphs"])
+    return StoryPage(story, fields, manifests, flags, claims, html)
+
+
+def _html(markdown: str, html: str) -> str:
+    """As ``presenters.stored_html``: the stored HTML, else (a row written without it) rendered now."""
+    return html or (str(markup.to_html(markdown)) if markdown else "")
