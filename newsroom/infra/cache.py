@@ -3,7 +3,9 @@ cache that degrades to misses when Redis is unreachable.
 
 ``LocalDiskCache`` is diskcache's Django backend (SQLite files in WAL mode, shared by every
 process on the machine) with settings for this site: bodies of rendered pages kept inline in
-SQLite (no file per entry), a short busy timeout after which a read misses rather than waits.
+SQLite (no file per entry), and a busy timeout of a second after which a read misses rather
+than waits (shorter, a loaded machine turned reads into misses: generations looked new on
+every request and counters read as empty).
 Every worker and every management command reads and writes the same entries, generations
 and counters, so what one process changes (a story imported, a key revoked) the next request
 to any other process sees; ``incr`` is atomic, so throttles count across workers.
@@ -150,7 +152,7 @@ class LocalDiskCache(DjangoCache):
 
     def __init__(self, directory, params):
         private_directory(directory)
-        params = {"SHARDS": 4, "DATABASE_TIMEOUT": 0.05, **params}
+        params = {"SHARDS": 4, "DATABASE_TIMEOUT": 1.0, **params}
         params["OPTIONS"] = {
             "disk_min_file_size": 4 * 1024 * 1024,  # page bodies inline in SQLite
             "size_limit": 2 * 1024**3,
