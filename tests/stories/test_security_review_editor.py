@@ -107,3 +107,13 @@ def test_a_writer_restoring_a_live_story_writes_only_its_pending_changes(demo, w
     after = Story.objects.get(pk=live.pk)
     assert (after.version, after.headline, after.status) == (live.version, live.headline, live.status)
     assert actions.can_edit(writer, None)
+
+
+@pytest.mark.parametrize("story_id", ["abc", "9" * 40, "-1", "1 OR 1=1", ""])
+def test_a_story_id_that_is_not_one_is_not_found(draft, editor, story_id):
+    client = client_for(editor)
+    for url in ENDPOINTS:
+        body = json.dumps({"id": story_id, "story": fields_of(draft)})
+        response = client.post(url, body, content_type="application/json")
+        assert response.status_code in (400, 404), (url, response.status_code)
+    assert Story.objects.get(pk=draft.pk).version == draft.version
