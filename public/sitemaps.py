@@ -105,11 +105,14 @@ def pages_sitemap(request):
 
 
 def _month(value: str) -> dt.datetime:
+    """The first instant of the month ``YYYY-MM`` names. Only the index's spelling is a
+    month (``2026-1`` is not an alias of ``2026-01``), and a month before 1900 or after
+    the current one answers 404 without a query."""
     try:
         start = dt.datetime.strptime(value, "%Y-%m").replace(tzinfo=dt.UTC)
     except ValueError:
         raise Http404("No such month") from None
-    if not 1900 <= start.year <= 9999:
+    if f"{start:%Y-%m}" != value or start.year < 1900 or start > month_start(timezone.now()):
         raise Http404("No such month")
     return start
 

@@ -3,7 +3,9 @@ cache that degrades to misses when Redis is unreachable.
 
 ``LocalDiskCache`` is diskcache's Django backend (SQLite files in WAL mode, shared by every
 process on the machine) with settings for this site: bodies of rendered pages kept inline in
-SQLite (no file per entry), a short busy timeout after which a read misses rather than waits.
+SQLite (no file per entry), and a busy timeout of a second after which a read misses rather
+than waits (shorter, a loaded machine turned reads into misses: generations looked new on
+every request and counters read as empty).
 Every worker and every management command reads and writes the same entries, generations
 and counters, so what one process changes (a story imported, a key revoked) the next request
 to any other process sees; ``incr`` is atomic, so throttles count across workers.
@@ -22,11 +24,14 @@ open while Redis is down), sessions fall back to the database (``cached_db``).
 
 import functools
 import logging
+import os
+import stat
 import time
 
 from diskcache import DjangoCache
 from django.core.cache import BaseCache
 from django.core.cache.backends.redis import RedisCache
+from django.core.exceptions import ImproperlyConfigured
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -117,12 +122,37 @@ class DegradingRedisCache(RedisCache):
         return results[0], (int(results[2]) if other is not None and results[2] is not None else None)
 
 
+def private_directory(directory: str) -> None:
+    """Make ``directory`` (mode 0700) or check that it is this user's alone.
+
+    The cache holds sessions (``cached_db``) and pickled values: a directory another local
+    user can read leaks sessions, and one they can write (or made first, in a shared
+    temporary directory) runs their pickles here. Such a directory, or one that cannot be
+    made, is refused with an error that names it."""
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        info = os.lstat(directory)
+    except OSError as exc:
+        raise ImproperlyConfigured(f"the cache directory {directory} cannot be made: {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode):  # a link to a directory: not followed
+        raise ImproperlyConfigured(f"the cache directory {directory} is not a directory")
+    if info.st_uid != os.geteuid():
+        raise ImproperlyConfigured(
+            f"the cache directory {directory} belongs to another user: set CACHE_DIR to a directory of your own"
+        )
+    if info.st_mode & 0o077:
+        os.chmod(directory, 0o700)  # ours: readable by this user only
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ImproperlyConfigured(f"the cache directory {directory} is not writable")
+
+
 class LocalDiskCache(DjangoCache):
     """diskcache's ``DjangoCache`` with this site's defaults (any of them can be overridden
     in ``CACHES``: ``SHARDS``, ``DATABASE_TIMEOUT``, ``OPTIONS``)."""
 
     def __init__(self, directory, params):
-        params = {"SHARDS": 4, "DATABASE_TIMEOUT": 0.05, **params}
+        private_directory(directory)
+        params = {"SHARDS": 4, "DATABASE_TIMEOUT": 1.0, **params}
         params["OPTIONS"] = {
             "disk_min_file_size": 4 * 1024 * 1024,  # page bodies inline in SQLite
             "size_limit": 2 * 1024**3,

@@ -19,6 +19,14 @@ EDITED = ("headline", "dek", "key_facts", "sections")
 MAX_BODY = 1_000_000  # bytes of JSON the screen may send (a story of MAX_STORY_TEXT and its cites fits)
 
 
+MAX_VERSION = 2**31 - 1  # the largest version a story's version column holds
+
+
+def is_version(value) -> bool:
+    """A version number the database can hold (not a bool, not out of range)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_VERSION
+
+
 class Refused(Exception):
     """The screen sent something the desk cannot take: ``path`` and ``message`` say what."""
 
@@ -39,11 +47,28 @@ def _list(value, path: str) -> list:
     return value
 
 
+def _text(value, path: str) -> str:
+    """Text, or nothing (``None``: empty); anything else is refused, so an autosave keeps
+    only what the screen edits (text), never an arbitrary JSON value."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise Refused(path, "must be text")
+    return value
+
+
 def _cites(value, path: str) -> list[dict]:
     out = []
     for i, cite in enumerate(_list(value if value is not None else [], path)):
         cite = _obj(cite, f"{path}[{i}]")
-        out.append({"manifest_id": cite.get("manifest_id"), "claim_ids": cite.get("claim_ids", [])})
+        manifest_id = cite.get("manifest_id")
+        if manifest_id is not None and not isinstance(manifest_id, str):
+            raise Refused(f"{path}[{i}].manifest_id", "must be a manifest id")
+        claim_ids = _list(cite.get("claim_ids", []), f"{path}[{i}].claim_ids")
+        for j, claim_id in enumerate(claim_ids):
+            if not isinstance(claim_id, str):
+                raise Refused(f"{path}[{i}].claim_ids[{j}]", "must be a claim id")
+        out.append({"manifest_id": manifest_id, "claim_ids": claim_ids})
     return out
 
 
@@ -54,7 +79,12 @@ def edited_fields(payload: dict) -> dict:
     facts = []
     for i, fact in enumerate(_list(story.get("key_facts", []), "key_facts")):
         fact = _obj(fact, f"key_facts[{i}]")
-        facts.append({"text": fact.get("text", ""), "cites": _cites(fact.get("cites"), f"key_facts[{i}].cites")})
+        facts.append(
+            {
+                "text": _text(fact.get("text"), f"key_facts[{i}].text"),
+                "cites": _cites(fact.get("cites"), f"key_facts[{i}].cites"),
+            }
+        )
     sections = []
     for i, section in enumerate(_list(story.get("sections", []), "sections")):
         section = _obj(section, f"sections[{i}]")
@@ -63,14 +93,14 @@ def edited_fields(payload: dict) -> dict:
             para = _obj(para, f"sections[{i}].paragraphs[{j}]")
             paragraphs.append(
                 {
-                    "markdown": para.get("markdown", ""),
+                    "markdown": _text(para.get("markdown"), f"sections[{i}].paragraphs[{j}].markdown"),
                     "cites": _cites(para.get("cites"), f"sections[{i}].paragraphs[{j}].cites"),
                 }
             )
-        sections.append({"heading": section.get("heading", ""), "paragraphs": paragraphs})
+        sections.append({"heading": _text(section.get("heading"), f"sections[{i}].heading"), "paragraphs": paragraphs})
     return {
-        "headline": story.get("headline", ""),
-        "dek": story.get("dek", ""),
+        "headline": _text(story.get("headline"), "headline"),
+        "dek": _text(story.get("dek"), "dek"),
         "key_facts": facts,
         "sections": sections,
     }

@@ -259,9 +259,13 @@ def test_feeds_give_the_revision_as_updated_in_the_same_entry(client, revised):
 
 
 def test_the_sitemap_gives_the_revision_as_lastmod(client, revised):
-    xml = client.get("/sitemap.xml").content.decode()
+    # The index names one sitemap per month of publication: the story is in its month's.
+    index = client.get("/sitemap.xml").content.decode()
+    month = "/sitemaps/2026-10.xml"  # published 16 October 2026
+    assert f"<loc>https://hangingcontext.com{month}</loc>" in index
+    xml = client.get(month).content.decode()
     story_entry = re.search(rf"<url><loc>https://hangingcontext.com{SEED_URL}</loc>(.*?)</url>", xml, re.S).group(1)
-    assert "<lastmod>2026-10-17</lastmod>" in story_entry
+    assert "<lastmod>2026-10-17T09:30:00Z</lastmod>" in story_entry
 
 
 def test_a_later_correction_is_still_the_last_change(client, revised, editor):

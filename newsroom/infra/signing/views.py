@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from functools import wraps
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
@@ -24,18 +25,24 @@ def sign_response(request, response):
     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
         response.render()
     # The URI the client asked for (host checked against ALLOWED_HOSTS, scheme as the proxy
-    # says): what its verifier recomputes. Stored only for URLs without a query string, so
-    # ``?x=1``, ``?x=2``... cannot fill the cache.
+    # says): what its verifier recomputes. Stored only for URLs without a query string on a
+    # host ALLOWED_HOSTS names literally, so ``?x=1``, ``?x=2``... or ``Host: a.example``,
+    # ``Host: b.example``... under a wildcard cannot fill the cache.
     target_uri = request.build_absolute_uri()
     headers = response_headers(
         target_uri=target_uri,
         content_type=response.get("Content-Type", ""),
         body=response.content,
-        cacheable=not request.META.get("QUERY_STRING"),
+        cacheable=not request.META.get("QUERY_STRING") and _named_host(request),
     )
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+def _named_host(request) -> bool:
+    host = request.get_host().rsplit(":", 1)[0] if not request.get_host().endswith("]") else request.get_host()
+    return host.lower() in {h.lower() for h in settings.ALLOWED_HOSTS if "*" not in h and not h.startswith(".")}
 
 
 def signed(view):

@@ -6,12 +6,17 @@ The rendering is fetched (``https://…/stories/<date>/<slug>/index.json``, the 
 (``curl -i URL > copy.http``). Its RFC 9421 signature is checked against the keys published at
 the signer's ``/.well-known/http-message-signatures-directory`` (or ``--keys local``: this
 installation's own keys; ``--keys FILE_OR_URL``: a JWK Set). Exit status 1 on any failure.
+
+Every answer is read up to ``MAX_FILE_BYTES``. A URL typed on the command line is fetched as
+given (a staging site on this machine included); a URL a saved file names (its canonical
+link) must be http(s) and may not name this machine or a private address: pass ``--url``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import json
 import re
 from pathlib import Path
@@ -43,13 +48,40 @@ class Copy:
         self.status, self.headers, self.body, self.urls = status, headers, body, urls
 
 
+class TooLarge(httpx.HTTPError):
+    """An answer longer than ``MAX_FILE_BYTES`` (read no further)."""
+
+
+class Answer:
+    def __init__(self, status: int, headers: dict[str, str], content: bytes, url: str):
+        self.status_code, self.headers, self.content, self.url = status, headers, content, url
+
+    def json(self):
+        return json.loads(self.content)
+
+
+def get(client: httpx.Client, url: str) -> Answer:
+    """GET ``url``, reading at most ``MAX_FILE_BYTES`` of its (decoded) body: a hostile or
+    broken site cannot make the command hold an endless answer in memory."""
+    chunks, size = [], 0
+    with client.stream("GET", url) as response:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise TooLarge(f"more than {MAX_FILE_BYTES} bytes")
+            chunks.append(chunk)
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        return Answer(response.status_code, headers, b"".join(chunks), str(response.url))
+
+
 def fetch(client: httpx.Client, url: str) -> Copy:
     try:
-        response = client.get(url)
+        response = get(client, url)
+    except TooLarge:
+        raise CommandError(f"could not fetch {plain(url)}: the answer is larger than {MAX_FILE_BYTES} bytes") from None
     except httpx.HTTPError as exc:
-        raise CommandError(f"could not fetch {url}: {exc.__class__.__name__}") from None
-    headers = {k.lower(): v for k, v in response.headers.items()}
-    return Copy(response.status_code, headers, response.content, [str(response.url)])
+        raise CommandError(f"could not fetch {plain(url)}: {exc.__class__.__name__}") from None
+    return Copy(response.status_code, response.headers, response.content, [response.url])
 
 
 def read_saved(path: Path, url: str | None) -> Copy:
@@ -83,7 +115,23 @@ def read_saved(path: Path, url: str | None) -> Copy:
     urls = [url] if url else _guess_urls(headers)
     if not urls:
         raise CommandError(f"{path}: cannot tell which URL this was fetched from; pass --url")
+    if not url and _local_host(urls[0]):
+        # The copy chose this URL, not the person running the command: never let a file
+        # send the command to this machine or its private network.
+        raise CommandError(f"{path}: its canonical link names a local address ({plain(urls[0])}); pass --url")
     return Copy(status, headers, data, urls)
+
+
+def _local_host(url: str) -> bool:
+    """Whether ``url`` names this machine or a private, link-local or reserved address."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not address.is_global
 
 
 def _canonical(headers: dict) -> str | None:
@@ -93,8 +141,8 @@ def _canonical(headers: dict) -> str | None:
 
 def _guess_urls(headers: dict) -> list[str]:
     page = _canonical(headers)
-    if page is None:
-        return []
+    if page is None or not re.match(r"https?://", page):
+        return []  # a file:, data: or relative link names no place to fetch the keys from
     kind = headers.get("content-type", "").split(";")[0].strip()
     return [page + RENDERING_BY_TYPE[kind]] if kind in RENDERING_BY_TYPE else [page]
 
@@ -169,17 +217,18 @@ class Command(BaseCommand):
         if keys and not re.match(r"https?://", keys):
             try:
                 document = json.loads(Path(keys).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, RecursionError) as exc:
                 raise CommandError(f"cannot read the key set {keys}: {exc.__class__.__name__}") from None
             found = keys_from_jwks(document, keys)
             return found, next(iter(found))
         parts = urlsplit(target)
         location = keys or f"{parts.scheme}://{parts.netloc}{DIRECTORY_PATH}"
         try:
-            response = client.get(location)
-            response.raise_for_status()
+            response = get(client, location)
+            if response.status_code != 200:
+                raise httpx.HTTPError(f"HTTP {response.status_code}")
             document = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, RecursionError) as exc:
             raise CommandError(f"could not read the published keys at {location}: {exc.__class__.__name__}") from None
         found = keys_from_jwks(document, location)
         return found, next(iter(found))  # the directory lists the current key first
@@ -193,11 +242,11 @@ class Command(BaseCommand):
         origin = urlsplit(target)
         lookup = f"{origin.scheme}://{origin.netloc}{urlsplit(story_url).path}index.json"
         try:
-            response = client.get(lookup)
+            response = get(client, lookup)
             current = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+        except (httpx.HTTPError, ValueError, RecursionError):
             current = None
-        if current is None:
+        if not isinstance(current, dict):
             self.stdout.write(f"  story {plain(story_url)}: could not look up its current version at {plain(lookup)}")
             return
         self.stdout.write(f"  story {plain(current.get('id'))}: {plain(current.get('headline'))} ({plain(story_url)})")
@@ -209,7 +258,7 @@ class Command(BaseCommand):
             return link
         try:
             body = json.loads(copy.body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if isinstance(body, dict):
             url = body.get("url") or body.get("uri")
@@ -221,7 +270,7 @@ class Command(BaseCommand):
         signed_at = verified.created.strftime("%Y-%m-%dT%H:%M:%SZ") if verified.created else None
         if "/api/" not in urlsplit(target).path:
             try:
-                now = client.get(target)
+                now = get(client, target)
                 same = now.status_code == 200 and now.headers.get("content-digest") == copy.headers["content-digest"]
             except httpx.HTTPError:
                 same = None
@@ -229,7 +278,7 @@ class Command(BaseCommand):
             same = None
         try:
             body = json.loads(copy.body)
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         if isinstance(body, dict) and body.get("version"):
             created = plain(body.get("versionCreated") or "")

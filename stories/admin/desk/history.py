@@ -12,7 +12,7 @@ from django.urls import reverse
 from stories import actions, desk
 from stories.actions import screen
 from stories.actions.drafts import is_live
-from stories.desk.working import Refused
+from stories.desk.working import Refused, is_version
 from stories.history import compare_versions, other_changes, prose_diff
 from stories.models import Story
 
@@ -36,6 +36,8 @@ def compare(model_admin, request, object_id):
     except ValueError:
         messages.error(request, "Choose two revisions to compare.")
         return HttpResponseRedirect(reverse("admin:stories_story_revisions", args=[story.pk]))
+    if not (is_version(a) and is_version(b)):
+        raise Http404("no such revision")
     old_v, new_v = min(a, b), max(a, b)
     lines, found = compare_versions(story.pk, old_v, new_v)
     if old_v not in found or new_v not in found:
@@ -69,6 +71,8 @@ def restore(model_admin, request, object_id, version):
     story = _story(model_admin, request, object_id)
     if not (request.user.has_perm("stories.change_story") and may_restore(request.user, story)):
         raise PermissionDenied
+    if not is_version(version):
+        raise Http404("no such revision")
     try:
         saved = screen.restore(story=story, version=version, user=request.user)
     except (Refused, desk.DeskError) as exc:

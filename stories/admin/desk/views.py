@@ -30,6 +30,7 @@ from stories.desk.working import (
     Refused,
     editable,
     edited_fields,
+    is_version,
     new_document,
     stored_document,
     working_document,
@@ -54,6 +55,8 @@ def _body(request) -> dict:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
         raise Refused("$", "the request is not JSON") from None
+    except RecursionError:
+        raise Refused("$", "the JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise Refused("$", "must be an object")
     return data
@@ -195,7 +198,7 @@ def editor(model_admin, request, object_id=None):
 def save(model_admin, request, data):
     story = _story(model_admin, request, data.get("id"), change=True)
     base = data.get("base_version")
-    if base is not None and (not isinstance(base, int) or isinstance(base, bool)):
+    if base is not None and not is_version(base):
         raise Refused("base_version", "must be a version number")
     try:
         saved = screen.save_working(story=story, payload=data, base_version=base, user=request.user)
@@ -264,6 +267,6 @@ def autosave(model_admin, request, data):
     Autosave.objects.update_or_create(
         user=request.user,
         key=story.pk if story else "new",
-        defaults={"data": {"story": fields}, "base_version": base if isinstance(base, int) else None},
+        defaults={"data": {"story": fields}, "base_version": base if is_version(base) else None},
     )
     return JsonResponse({"saved": True})
