@@ -67,7 +67,8 @@ def publish_story(
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
-        result = check_and_record(story, revision_current=revision_current)
+        # Only the bulk import says its revision is current; every other caller checks the rows.
+        result = check_and_record(story, revision_current=True) if revision_current else check_and_record(story)
         if result.passed or reason:
             if story.published_at is None:
                 story.published_at = at or timezone.now()  # the first publication
