@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The story page against its peers, in one run (``make bench-peers``):
 
-- warm: the demo story page on SQLite with default settings (local-memory cache), against the
+- warm: the demo story page on SQLite with default settings (the default cache: the disk cache every worker shares), against the
   bare framework floor, a trivial Django app with ``SecurityMiddleware`` and
   ``CommonMiddleware`` only returning the page's own bytes;
 - cold: the same page with ``CACHE_URL=dummycache://`` (rendered on every request), against
@@ -219,7 +219,7 @@ def main():
     print("| what | project req/s | peer req/s | ratio | bytes (project / peer) |")
     print("|---|---|---|---|---|")
     print(
-        f"| warm story page (local-memory cache) vs bare Django (Security + Common middleware, same bytes) "
+        f"| warm story page (default cache) vs bare Django (Security + Common middleware, same bytes) "
         f"| {med['project']:.0f} | {med['bare']:.0f} | **{med['project'] / med['bare']:.2f}** "
         f"| {sizes['project']} / {sizes['bare']} |"
     )
