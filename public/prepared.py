@@ -79,6 +79,10 @@ class Prepared:
         if len(slots) != len({p for p, _, _ in slots}):
             return False
         compiler.prepared_params = params
+        # The columns' converters too (they depend on the columns and the backend only: each is
+        # called with the connection of the run).
+        converters = compiler.get_converters([col[0] for col in compiler.select[0 : compiler.col_count]])
+        compiler.get_converters = lambda expressions: converters
         return compiler, sql, slots
 
     @staticmethod

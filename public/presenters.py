@@ -4,6 +4,7 @@ sources with the texts of the claims the story cites, and cite markers that poin
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 
 from django.urls import reverse
@@ -143,6 +144,13 @@ def paragraph_html(html: str, markers: SafeString) -> SafeString:
     return mark_safe(html + (format_html('<p class="cites">{}</p>', markers) if markers else ""))
 
 
+@functools.lru_cache(maxsize=256)
+def inline_html(text: str) -> SafeString:
+    """``markup.to_inline_html``, once per text: the site profile's few texts (the steps of
+    "Run these manifests yourself", the house ad) are on every story page."""
+    return markup.to_inline_html(text)
+
+
 def parse_time(value: str | None) -> dt.datetime | None:
     return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC) if value else None
 
@@ -211,7 +219,7 @@ def story_context(story, d: dict, profile=None, *, html=None, claims=None) -> di
     ]
     rtm = d["run_these_manifests"]
     steps = [
-        {"n": st.get("n"), "title": st.get("title", ""), "html": markup.to_inline_html(st.get("text", ""))}
+        {"n": st.get("n"), "title": st.get("title", ""), "html": inline_html(st.get("text", ""))}
         for st in rtm.get("steps", [])
     ]
     corrections = [{**c, "at": parse_time(c["corrected_at"])} for c in d["corrections"]]
@@ -239,6 +247,6 @@ def story_context(story, d: dict, profile=None, *, html=None, claims=None) -> di
         ),
         "image": d["images"][0] if d["images"] else None,
         "share_image": share_image(d, profile),
-        "sponsor_text": markup.to_inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
+        "sponsor_text": inline_html(d["sponsor"]["text"]) if d.get("sponsor") else "",
         "site_name": renderings.site_name(),
     }
