@@ -6,11 +6,11 @@ its name and logo). Its policy properties point at the policy pages (``newsroom.
 from __future__ import annotations
 
 from django.conf import settings
-from django.templatetags.static import static
 from django.urls import reverse
 
 from newsroom import policies
 from public import renderings
+from public.templatetags.page_urls import kept_static
 
 LOGO = "site/logo.png"
 DEFAULT_IMAGE = "site/default-image.png"
@@ -25,11 +25,11 @@ def organization_id() -> str:
 
 
 def logo_url(profile) -> str:
-    return profile.logo_url or absolute(static(LOGO))
+    return profile.logo_url or absolute(kept_static(LOGO))
 
 
 def default_image_url(profile) -> str:
-    return profile.default_image_url or absolute(static(DEFAULT_IMAGE))
+    return profile.default_image_url or absolute(kept_static(DEFAULT_IMAGE))
 
 
 def policy_url(policy: policies.Policy) -> str:

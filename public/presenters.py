@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
 from dataclasses import dataclass, field
 
-from django.urls import reverse
+from django.conf import settings
 from django.utils.formats import localize
-from django.utils.html import conditional_escape, escape, format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import template_localtime
 
 from public import markup, organization, renderings
+from public.templatetags.page_urls import kept_reverse
 from stories import desk
 from stories.publication import publication_of
 
@@ -74,7 +76,9 @@ def build_sources(d: dict, claims: dict[str, dict]) -> list[Source]:
 def _shown(value) -> str:
     """``value`` as ``{{ value }}`` shows it in an autoescaped template."""
     if type(value) is str:
-        return escape(value)
+        return html.escape(value)  # what django.utils.html.escape does, without its lazy wrapper
+    if type(value) is int and not settings.USE_THOUSAND_SEPARATOR:
+        return str(value)
     return conditional_escape(localize(template_localtime(value)))
 
 
@@ -89,7 +93,7 @@ def sources_html(sources: list[Source]) -> SafeString:
             f'\n      <li id="source-{n}" value="{n}">\n        <p class="source-title"><a href="{_shown(s.source_url)}"'
             f' rel="nofollow noopener">{_shown(s.title)}</a></p>\n        <p class="source-meta">'
             f"{_shown(s.source_name)} · {_shown(s.published_date)} · Manifest"
-            f' <a href="{conditional_escape(reverse("manifest-detail", args=[s.manifest_id]))}"><code>'
+            f' <a href="{html.escape(kept_reverse("manifest-detail", (s.manifest_id,)))}"><code>'
             f"{_shown(s.manifest_id)}</code></a></p>\n        "
         )
         if s.claims:
@@ -116,15 +120,11 @@ def markers_html(cites: list[dict], sources: dict[str, Source]) -> SafeString:
         source = sources.get(cite["manifest_id"])
         if source is None:
             continue
+        # format_html's output, without its per-argument lazy-string checks
+        n, title = _shown(source.n), _shown(source.title)
+        claims = html.escape(" ".join(cite["claim_ids"]))
         out.append(
-            format_html(
-                '<sup class="cite"><a href="#source-{}" data-claims="{}" aria-label="Source {}: {}">[{}]</a></sup>',
-                source.n,
-                " ".join(cite["claim_ids"]),
-                source.n,
-                source.title,
-                source.n,
-            )
+            f'<sup class="cite"><a href="#source-{n}" data-claims="{claims}" aria-label="Source {n}: {title}">[{n}]</a></sup>'
         )
     return mark_safe("".join(out))
 

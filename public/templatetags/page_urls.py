@@ -17,7 +17,8 @@ from django.dispatch import receiver
 from django.template.defaulttags import URLNode
 from django.template.defaulttags import url as url_tag
 from django.templatetags.static import StaticNode
-from django.urls import get_script_prefix, get_urlconf
+from django.templatetags.static import static as static_url
+from django.urls import get_script_prefix, get_urlconf, reverse
 
 register = template.Library()
 
@@ -30,6 +31,30 @@ _static: dict = {}
 def _forget(**kwargs):
     _urls.clear()
     _static.clear()
+
+
+def kept_reverse(view_name: str, args: tuple = ()) -> str:
+    """``reverse(view_name, args=args)``, kept like the tags' answers."""
+    key = ("reverse", get_urlconf() or settings.ROOT_URLCONF, get_script_prefix(), view_name, tuple(args))
+    got = _urls.get(key)
+    if got is None:
+        got = reverse(view_name, args=args)
+        if len(_urls) >= LIMIT:
+            _urls.clear()
+        _urls[key] = got
+    return got
+
+
+def kept_static(path: str) -> str:
+    """``static(path)``, kept like the tag's answers."""
+    key = ("static", path)
+    got = _static.get(key)
+    if got is None:
+        got = static_url(path)
+        if len(_static) >= LIMIT:
+            _static.clear()
+        _static[key] = got
+    return got
 
 
 class CachedURLNode(URLNode):

@@ -3,6 +3,8 @@ byte what the template's loops made (kept here as they were)."""
 
 import pytest
 from django.template import engines
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from public import presenters
 
@@ -58,3 +60,36 @@ def test_the_sources_list_is_the_templates_loop(sources):
     after = engine.from_string(SOURCES_NOW).render({"sources_html": presenters.sources_html(sources)})
     assert after == before
     assert sources == [] or ("source-list" in after and f'id="source-{sources[0].n}"' in after)
+
+
+def markers_as_format_html(cites, sources):
+    """``markers_html`` as it was written with ``format_html``."""
+    out = []
+    for cite in cites:
+        source = sources.get(cite["manifest_id"])
+        if source is not None:
+            out.append(
+                format_html(
+                    '<sup class="cite"><a href="#source-{}" data-claims="{}" aria-label="Source {}: {}">[{}]</a></sup>',
+                    source.n,
+                    " ".join(cite["claim_ids"]),
+                    source.n,
+                    source.title,
+                    source.n,
+                )
+            )
+    return "".join(out)
+
+
+def test_the_cite_markers_are_format_htmls():
+    sources = {s.manifest_id: s for s in SOURCES}
+    sources["m-safe"] = presenters.Source(7, "m-safe", mark_safe("<b>kept</b> & safe"), "e", "https://e/", "", [])
+    cites = [
+        {"manifest_id": "m-1", "claim_ids": ["c-1", "c<2>&'\""]},
+        {"manifest_id": "m-unknown", "claim_ids": ["c-9"]},
+        {"manifest_id": "m-4", "claim_ids": []},
+        {"manifest_id": "m-safe", "claim_ids": ["c-3"]},
+    ]
+    got = presenters.markers_html(cites, sources)
+    assert got == markers_as_format_html(cites, sources)
+    assert "<b>kept</b>" in got and "Tom &amp; Jerry&#x27;s" in got
