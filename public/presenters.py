@@ -112,6 +112,32 @@ def sources_html(sources: list[Source]) -> SafeString:
     return mark_safe("".join(out))
 
 
+def key_facts_html(key_facts: list[dict]) -> SafeString:
+    """The key facts list's items, as the template's loop made them."""
+    flag = (
+        ' <span class="flag" title="Every claim this fact cites is the source reporting on itself">Self-reported</span>'
+    )
+    return mark_safe(
+        "".join(
+            f"\n      <li>{_shown(f['text'])}{flag if f['self_reported'] else ''}{_shown(f['markers'])}</li>\n      "
+            for f in key_facts
+        )
+    )
+
+
+def sections_html(sections: list[dict]) -> SafeString:
+    """The story's sections with their paragraphs, as the template's loop made them."""
+    out = []
+    for s in sections:
+        anchor = _shown(s["anchor"])
+        out.append(
+            f'\n    <section aria-labelledby="{anchor}">\n      <h2 id="{anchor}">{_shown(s["heading"])}</h2>\n      '
+        )
+        out.extend(f'<div class="para">{_shown(p)}</div>\n      ' for p in s["paragraphs"])
+        out.append("\n    </section>\n    ")
+    return mark_safe("".join(out))
+
+
 def markers_html(cites: list[dict], sources: dict[str, Source]) -> SafeString:
     """Numbered cite markers: links to the sources list (they work without JavaScript);
     ``data-claims`` lets the optional script show the cited claim texts in place."""
@@ -233,7 +259,9 @@ def story_context(story, d: dict, profile=None, *, html=None, claims=None) -> di
         "sources": sources,
         "sources_html": sources_html(sources),
         "key_facts": key_facts,
+        "key_facts_html": key_facts_html(key_facts),
         "sections": sections,
+        "sections_html": sections_html(sections),
         "corrections": corrections,
         "run": rtm,
         "run_steps": steps,

@@ -93,3 +93,56 @@ def test_the_cite_markers_are_format_htmls():
     got = presenters.markers_html(cites, sources)
     assert got == markers_as_format_html(cites, sources)
     assert "<b>kept</b>" in got and "Tom &amp; Jerry&#x27;s" in got
+
+
+KEY_FACTS_LOOP = """<ul>
+      {% for f in key_facts %}
+      <li>{{ f.text }}{% if f.self_reported %} <span class="flag" title="Every claim this fact cites is the source reporting on itself">Self-reported</span>{% endif %}{{ f.markers }}</li>
+      {% endfor %}
+    </ul>"""
+
+SECTIONS_LOOP = """<div class="story-body">
+    {% for s in sections %}
+    <section aria-labelledby="{{ s.anchor }}">
+      <h2 id="{{ s.anchor }}">{{ s.heading }}</h2>
+      {% for p in s.paragraphs %}<div class="para">{{ p }}</div>
+      {% endfor %}
+    </section>
+    {% endfor %}
+  </div>"""
+
+KEY_FACTS = [
+    {"text": "Tom & Jerry's <b>fact</b>", "self_reported": True, "markers": mark_safe('<sup class="cite">[1]</sup>')},
+    {"text": "Plain.", "self_reported": None, "markers": mark_safe("")},
+    {"text": 'Not flagged "quoted"', "self_reported": False, "markers": mark_safe('<sup class="cite">[2]</sup>')},
+]
+
+SECTIONS = [
+    {
+        "heading": "A & B <i>",
+        "anchor": "section-1",
+        "paragraphs": [mark_safe("<p>One <em>para</em>.</p>"), mark_safe("<ul><li>x</li></ul>")],
+    },
+    {"heading": "", "anchor": "section-2", "paragraphs": []},
+    {"heading": None, "anchor": "section-3", "paragraphs": [mark_safe("<p>Three</p>")]},
+]
+
+
+@pytest.mark.parametrize("facts", [KEY_FACTS, KEY_FACTS[1:2], []], ids=["all", "one", "none"])
+def test_the_key_facts_are_the_templates_loop(facts):
+    engine = engines["django"]
+    before = engine.from_string(KEY_FACTS_LOOP).render({"key_facts": facts})
+    now = "<ul>\n      {{ key_facts_html }}\n    </ul>"
+    after = engine.from_string(now).render({"key_facts_html": presenters.key_facts_html(facts)})
+    assert after == before
+    assert facts != KEY_FACTS or "Tom &amp; Jerry&#x27;s &lt;b&gt;fact" in after
+
+
+@pytest.mark.parametrize("sections", [SECTIONS, SECTIONS[1:2], []], ids=["all", "empty-section", "none"])
+def test_the_sections_are_the_templates_loop(sections):
+    engine = engines["django"]
+    before = engine.from_string(SECTIONS_LOOP).render({"sections": sections})
+    now = '<div class="story-body">\n    {{ sections_html }}\n  </div>'
+    after = engine.from_string(now).render({"sections_html": presenters.sections_html(sections)})
+    assert after == before
+    assert sections != SECTIONS or ("<p>One <em>para</em>.</p>" in after and "A &amp; B &lt;i&gt;" in after)
