@@ -6,7 +6,7 @@ Each 200 answer of those views is stored under its URL (path and query) with the
 generation read before it was made (every story event, source edit and label change moves
 ``lists``: ``stories.cache``), its ETag and its headers. The next request with a partner key
 for the same URL makes one cache round trip for the key, the client's block, the entry and
-the generation together; when the entry is current it counts the request against the key's
+the generation together (the key as plain values, ``keys.record_of``); when the entry is current it counts the request against the key's
 throttle and usage exactly as the full path does (``PartnerRateThrottle``,
 ``usage.record_use``) and answers from the entry (304 when the ETag or date matches).
 
@@ -23,6 +23,7 @@ A response-level hook (a signature over the body, for instance) wraps the view r
 
 from __future__ import annotations
 
+import datetime as dt
 import hmac
 
 from django.core.cache import cache
@@ -34,7 +35,7 @@ from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, rea
 
 from . import keys, usage
 from .auth import PartnerRateThrottle, _parse
-from .models import hash_secret
+from .models import ApiKey, hash_secret
 from .renderers import API_CODE_VERSION
 
 PLAIN_JSON = {"", "*/*", "application/json", "application/*", "application/json; charset=utf-8"}
@@ -75,21 +76,25 @@ def answer(request):
     if prefix is None:
         return None
     client = throttling.BaseThrottle().get_ident(request)
-    names = [keys.cache_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
+    names = [keys.record_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
     try:
         got = cache.get_many(names)
     except Exception:  # the cache unreachable: the full path copes
         return None
     request._api_generation = read_generations(got, ["lists"])["lists"]
-    key = got.get(names[0])
-    if not isinstance(key, keys.ApiKey) or (got.get(names[1]) or 0) > 0:
+    record = got.get(names[0])
+    if not isinstance(record, tuple) or (got.get(names[1]) or 0) > 0:
         return None  # not cached, unknown, or a client that may be blocked: the full path decides
-    if not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
+    key_id, hashed_secret, scope, last_used = record
+    if not hmac.compare_digest(hashed_secret, hash_secret(token)):
         return None
     entry = got.get(names[2])
     if entry is None or entry["generation"] != request._api_generation:
         return None
-    request.auth = key  # what the throttle reads (``api_key``)
+    # What the throttle (``api_key``) and the usage count read of the key: no more.
+    last_used_at = dt.datetime.fromtimestamp(last_used, tz=dt.UTC) if last_used is not None else None
+    key = ApiKey(pk=key_id, prefix=prefix, scope=scope, hashed_secret=hashed_secret, last_used_at=last_used_at)
+    request.auth = key
     throttle = PartnerRateThrottle()
     if not throttle.allow_request(request, _ThrottleView()):
         return None  # refused requests are not counted; the full path answers the 429
