@@ -23,7 +23,6 @@ A response-level hook (a signature over the body, for instance) wraps the view r
 
 from __future__ import annotations
 
-import datetime as dt
 import hmac
 
 from django.core.cache import cache
@@ -35,7 +34,7 @@ from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, rea
 
 from . import keys, usage
 from .auth import PartnerRateThrottle, _parse
-from .models import ApiKey, hash_secret
+from .models import hash_secret
 from .renderers import API_CODE_VERSION
 
 PLAIN_JSON = {"", "*/*", "application/json", "application/*", "application/json; charset=utf-8"}
@@ -64,10 +63,6 @@ def eligible(request) -> bool:
     )
 
 
-class _ThrottleView:
-    """What ``PartnerRateThrottle`` reads of the view: nothing."""
-
-
 def answer(request):
     """The stored answer for this request, or None (take the full path). Sets
     ``request._api_generation`` for ``store`` on the way."""
@@ -85,20 +80,16 @@ def answer(request):
     record = got.get(names[0])
     if not isinstance(record, tuple) or (got.get(names[1]) or 0) > 0:
         return None  # not cached, unknown, or a client that may be blocked: the full path decides
-    key_id, hashed_secret, scope, last_used = record
+    key_id, hashed_secret, _scope, last_used = record
     if not hmac.compare_digest(hashed_secret, hash_secret(token)):
         return None
     entry = got.get(names[2])
     if entry is None or entry["generation"] != request._api_generation:
         return None
-    # What the throttle (``api_key``) and the usage count read of the key: no more.
-    last_used_at = dt.datetime.fromtimestamp(last_used, tz=dt.UTC) if last_used is not None else None
-    key = ApiKey(pk=key_id, prefix=prefix, scope=scope, hashed_secret=hashed_secret, last_used_at=last_used_at)
-    request.auth = key
     throttle = PartnerRateThrottle()
-    if not throttle.allow_request(request, _ThrottleView()):
+    if not throttle.allow(throttle.key_for(key_id)):
         return None  # refused requests are not counted; the full path answers the 429
-    usage.record_use(key)
+    usage.record_use_of(key_id, prefix, last_used)
     response = HttpResponse(entry["body"])
     for name, value in entry["headers"]:
         response[name] = value

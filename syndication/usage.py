@@ -51,14 +51,21 @@ def counter_key(key_id: int, day: dt.date) -> str:
 
 def record_use(key: ApiKey, *, now: dt.datetime | None = None) -> None:
     """Count one request made with ``key`` (loaded with its ``last_used_at``)."""
+    last = key.last_used_at.timestamp() if key.last_used_at is not None else None
+    record_use_of(key.pk, key.prefix, last, now=now)
+
+
+def record_use_of(key_id: int, prefix: str, last_used: float | None, *, now: dt.datetime | None = None) -> None:
+    """``record_use`` for the key ``key_id`` of ``prefix`` last used at the timestamp
+    ``last_used`` (the warm path's plain values, ``keys.record_of``)."""
     now = now or timezone.now()
-    if key.last_used_at is None or now - key.last_used_at >= LAST_USED_EVERY:
+    if last_used is None or now.timestamp() - last_used >= LAST_USED_EVERY.total_seconds():
         due = Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - LAST_USED_EVERY)
-        won = ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(due, pk=key.pk).update(last_used_at=now)
-        keys.forget(key.prefix)  # the cached key's last_used_at is now old: read it again
+        won = ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(due, pk=key_id).update(last_used_at=now)
+        keys.forget(prefix)  # the cached key's last_used_at is now old: read it again
         if won:
-            flush(key.pk, today=now.date())
-    _count(key.pk, now.date())
+            flush(key_id, today=now.date())
+    _count(key_id, now.date())
 
 
 def _count(key_id: int, day: dt.date) -> None:
