@@ -123,17 +123,23 @@ def load(story_ids: list[str], one: bool = False) -> list:
         if data is None or not _matches(data, paragraphs[story.id], facts[story.id]):
             fallback.append(story.id)
             continue
-        docs[story.id] = _fields(story, data, facts[story.id], corrections[story.id])
+        fields = _fields(story, data, facts[story.id], corrections[story.id])
+        own = [c for _, c in desk.iter_cites(fields)]
+        # Each story's cited manifests and claims, in citing order.
+        docs[story.id] = (
+            fields,
+            list(dict.fromkeys(c["manifest_id"] for c in own)),
+            list(dict.fromkeys(cid for c in own for cid in c["claim_ids"])),
+        )
 
-    cites = [c for fields in docs.values() for _, c in desk.iter_cites(fields)]
     flags = {}
-    claim_ids = {cid for c in cites for cid in c["claim_ids"]}
+    claim_ids = {cid for _, _, claims in docs.values() for cid in claims}
     if claim_ids:
         for cid, has_text, self_reported in Claim.objects.filter(id__in=claim_ids).values_list(
             "id", "has_text", "self_reported"
         ):
             flags[cid] = self_reported if has_text else None
-    manifest_ids = {c["manifest_id"] for c in cites}
+    manifest_ids = {mid for _, cited, _ in docs.values() for mid in cited}
     manifests = {}
     if manifest_ids:
         rows = Manifest.objects.filter(id__in=manifest_ids).values_list(
@@ -147,14 +153,13 @@ def load(story_ids: list[str], one: bool = False) -> list:
     out = []
     for story in stories:
         if story.id in docs:
-            fields = docs[story.id]
-            own = [c for _, c in desk.iter_cites(fields)]
+            fields, cited, claims = docs[story.id]
             out.append(
                 StoryDoc(
                     story,
                     fields,
-                    {c["manifest_id"]: manifests[c["manifest_id"]] for c in own if c["manifest_id"] in manifests},
-                    {cid: flags[cid] for c in own for cid in c["claim_ids"] if cid in flags},
+                    {mid: manifests[mid] for mid in cited if mid in manifests},
+                    {cid: flags[cid] for cid in claims if cid in flags},
                 )
             )
         elif story.id in loaded:
