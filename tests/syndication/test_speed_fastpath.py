@@ -166,3 +166,22 @@ def test_the_warm_path_reads_no_pickled_key(api, read_key, demo):
     assert isinstance(record[3], float)
     keys.forget(read_key[0].prefix)
     assert cache.get(keys.record_key(read_key[0].prefix)) is None
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE"],
+)
+def test_each_conditional_header_is_answered_on_the_warm_path_as_before(api, demo, header):
+    first = warm(api, DETAIL)
+    values = {
+        "HTTP_IF_MATCH": '"not-this-one"',
+        "HTTP_IF_NONE_MATCH": first["ETag"],
+        "HTTP_IF_MODIFIED_SINCE": first["Last-Modified"],
+        "HTTP_IF_UNMODIFIED_SINCE": "Thu, 01 Jan 1970 00:00:00 GMT",
+    }
+    warm_answer = api.get(DETAIL, **{header: values[header]})
+    cache.clear()  # the full path
+    full_answer = api.get(DETAIL, **{header: values[header]})
+    assert warm_answer.status_code == full_answer.status_code
+    assert warm_answer.content == full_answer.content
