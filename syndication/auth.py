@@ -137,6 +137,16 @@ class PartnerRateThrottle(throttling.SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
+        return self.allow(key)
+
+    def key_for(self, key_id: int) -> str:
+        """The throttle's name for the key ``key_id`` (what ``get_cache_key`` returns)."""
+        return self.cache_format % {"scope": self.scope, "ident": key_id}
+
+    def allow(self, key: str) -> bool:
+        """Count a request under the throttle's name ``key``; whether it is allowed."""
+        if self.rate is None:
+            return True
         now = self.timer()
         window, into = divmod(now, self.duration)
         window = int(window)
@@ -171,4 +181,4 @@ class PartnerRateThrottle(throttling.SimpleRateThrottle):
         key = api_key(request)
         if key is None:
             return None
-        return self.cache_format % {"scope": self.scope, "ident": key.pk}
+        return self.key_for(key.pk)

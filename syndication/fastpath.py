@@ -6,7 +6,7 @@ Each 200 answer of those views is stored under its URL (path and query) with the
 generation read before it was made (every story event, source edit and label change moves
 ``lists``: ``stories.cache``), its ETag and its headers. The next request with a partner key
 for the same URL makes one cache round trip for the key, the client's block, the entry and
-the generation together; when the entry is current it counts the request against the key's
+the generation together (the key as plain values, ``keys.record_of``); when the entry is current it counts the request against the key's
 throttle and usage exactly as the full path does (``PartnerRateThrottle``,
 ``usage.record_use``) and answers from the entry (304 when the ETag or date matches).
 
@@ -38,6 +38,7 @@ from .models import hash_secret
 from .renderers import API_CODE_VERSION
 
 PLAIN_JSON = {"", "*/*", "application/json", "application/*", "application/json; charset=utf-8"}
+CONDITIONAL = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE")
 KEPT_HEADERS = ("Content-Type", "Vary", "Allow", "Cache-Control", "ETag", "Last-Modified")
 
 
@@ -63,10 +64,6 @@ def eligible(request) -> bool:
     )
 
 
-class _ThrottleView:
-    """What ``PartnerRateThrottle`` reads of the view: nothing."""
-
-
 def answer(request):
     """The stored answer for this request, or None (take the full path). Sets
     ``request._api_generation`` for ``store`` on the way."""
@@ -75,28 +72,30 @@ def answer(request):
     if prefix is None:
         return None
     client = throttling.BaseThrottle().get_ident(request)
-    names = [keys.cache_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
+    names = [keys.record_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
     try:
         got = cache.get_many(names)
     except Exception:  # the cache unreachable: the full path copes
         return None
     request._api_generation = read_generations(got, ["lists"])["lists"]
-    key = got.get(names[0])
-    if not isinstance(key, keys.ApiKey) or (got.get(names[1]) or 0) > 0:
+    record = got.get(names[0])
+    if not isinstance(record, tuple) or (got.get(names[1]) or 0) > 0:
         return None  # not cached, unknown, or a client that may be blocked: the full path decides
-    if not hmac.compare_digest(key.hashed_secret, hash_secret(token)):
+    key_id, hashed_secret, _scope, last_used = record
+    if not hmac.compare_digest(hashed_secret, hash_secret(token)):
         return None
     entry = got.get(names[2])
     if entry is None or entry["generation"] != request._api_generation:
         return None
-    request.auth = key  # what the throttle reads (``api_key``)
     throttle = PartnerRateThrottle()
-    if not throttle.allow_request(request, _ThrottleView()):
+    if not throttle.allow(throttle.key_for(key_id)):
         return None  # refused requests are not counted; the full path answers the 429
-    usage.record_use(key)
+    usage.record_use_of(key_id, prefix, last_used)
     response = HttpResponse(entry["body"])
     for name, value in entry["headers"]:
         response[name] = value
+    if not any(name in request.META for name in CONDITIONAL):
+        return response  # what get_conditional_response returns when nothing is asked
     return get_conditional_response(
         request, etag=entry["headers_map"].get("ETag"), last_modified=entry["last_modified"], response=response
     )

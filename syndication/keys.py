@@ -38,6 +38,18 @@ def _blocked_key(client: str) -> str:
     return f"apikey-blocked:{client}"
 
 
+def record_key(prefix: str) -> str:
+    return f"apikey-record:{prefix}"
+
+
+def record_of(key: ApiKey) -> tuple:
+    """What the warm path (``fastpath``) reads of a usable key, as plain values that cost
+    no model unpickling: ``(id, SHA-256 of the key, scope, last use as a timestamp or None)``.
+    Kept and forgotten with the cached key."""
+    last = key.last_used_at.timestamp() if key.last_used_at is not None else None
+    return (key.pk, key.hashed_secret, key.scope, last)
+
+
 cache_key, blocked_key = _cache_key, _blocked_key  # for the fast path's one round trip (``fastpath``)
 
 
@@ -66,7 +78,8 @@ def lookup(prefix: str, client: str | None = None) -> tuple[ApiKey | None, float
         return None, None
     key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).order_by().first()
     if key is not None:
-        _safe(lambda: cache.set(names[0], key, KEY_CACHE_TTL), None)
+        both = {names[0]: key, record_key(prefix): record_of(key)}
+        _safe(lambda: cache.set_many(both, KEY_CACHE_TTL), None)
     else:
         _safe(lambda: cache.set(names[0], _UNKNOWN, UNKNOWN_KEY_CACHE_TTL), None)
     return key, None
@@ -104,7 +117,7 @@ def count_failure(client: str) -> float | None:
 
 
 def forget(*prefixes: str) -> None:
-    names = [_cache_key(p) for p in prefixes if p]
+    names = [name for p in prefixes if p for name in (_cache_key(p), record_key(p))]
     if not names:
         return
     cache.delete_many(names)

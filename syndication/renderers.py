@@ -71,16 +71,18 @@ def _render(fmt: str):
     def render(story, profile) -> bytes:
         from stories import desk
 
+        from . import storydocs
         from .ninjs import to_ninjs
 
-        doc = desk.export_story(story, profile=profile)
+        doc = storydocs.export(story, profile)
         if fmt == NINJS:
+            row = storydocs.story_row(story)
             return encode(
                 to_ninjs(
                     doc,
-                    version=story.version,
-                    revised_at=desk.format_time(story.revised_at),
-                    writer=writer_of(story),
+                    version=row.version,
+                    revised_at=desk.format_time(row.revised_at),
+                    writer=writer_of(row),
                     policies=policy_links(profile),
                 )
             )
@@ -91,5 +93,8 @@ def _render(fmt: str):
 
 def stored_documents(rows, fmt: str = DESK) -> dict[str, Rendered]:
     """The ``fmt`` document of each published story in ``rows`` (objects with ``id``,
-    ``version`` and ``updated_at``), by id: see ``stories.cache.representations``."""
-    return representations(rows, f"{API_CODE_VERSION}:{fmt}", _render(fmt))
+    ``version`` and ``updated_at``), by id: see ``stories.cache.representations``. The
+    stories not stored are read from their versions' revisions (``storydocs.load``)."""
+    from . import storydocs
+
+    return representations(rows, f"{API_CODE_VERSION}:{fmt}", _render(fmt), load=storydocs.load)

@@ -6,6 +6,16 @@ from rest_framework.test import APIClient
 from tests.syndication.helpers import client_for
 
 
+@pytest.fixture(autouse=True)
+def no_counts_left_in_memory():
+    """Each test starts with no request counted in this process and not yet added to the
+    cache (``syndication.usage``): key ids may be reused from one test to the next."""
+    from syndication import usage
+
+    with usage._lock:
+        usage._pending.clear()
+
+
 @pytest.fixture
 def api(read_key) -> APIClient:
     """A client sending a valid read key."""

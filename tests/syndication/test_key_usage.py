@@ -159,3 +159,53 @@ def test_a_deactivated_partners_key_fails_on_the_very_next_request(api, read_key
     partner.active = False
     partner.save()
     assert api.get(URL).status_code == 401
+
+
+def test_a_process_adds_its_counts_to_the_cache_about_once_a_second(api, read_key, monkeypatch):
+    from django.core.cache import cache
+
+    key, today = read_key[0], timezone.now().date()
+    api.get(URL)  # the first use: recorded, its count kept in this process
+    name = usage.counter_key(key.pk, today)
+    for _ in range(3):
+        api.get(URL)
+    assert usage._pending[key.pk, today] >= 3  # not a cache write a request
+    monkeypatch.setattr(usage, "_added_at", usage._added_at - usage.ADD_EVERY)  # a second on
+    api.get(URL)
+    assert usage._pending == {}
+    assert cache.get(name) == 5
+
+
+def test_counts_of_several_processes_add_up_and_a_flush_moves_them_once(read_key):
+    from django.core.cache import cache
+
+    key, today = read_key[0], timezone.now().date()
+    cache.set(usage.counter_key(key.pk, today), 6)  # what other processes added
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    for _ in range(4):
+        usage.record_use(ApiKey.objects.get(pk=key.pk))
+    assert usage.flush(key.pk) == 10
+    assert usage.flush(key.pk) == 0
+    assert ApiKeyUsage.objects.get(key=key, day=today).count == 10
+
+
+def test_a_process_exiting_adds_what_it_counted(read_key):
+    from django.core.cache import cache
+
+    key, today = read_key[0], timezone.now().date()
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    for _ in range(2):
+        usage.record_use(ApiKey.objects.get(pk=key.pk))
+    assert cache.get(usage.counter_key(key.pk, today)) is None
+    usage._add_at_exit()  # registered with atexit
+    assert cache.get(usage.counter_key(key.pk, today)) == 2
+
+
+def test_with_the_cache_unreachable_the_counts_go_to_the_database(read_key, monkeypatch):
+    key, today = read_key[0], timezone.now().date()
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    for _ in range(3):
+        usage.record_use(ApiKey.objects.get(pk=key.pk))
+    monkeypatch.setattr(usage, "_add", lambda name, n: False)
+    assert usage.add_pending() == 3
+    assert ApiKeyUsage.objects.get(key=key, day=today).count == 3

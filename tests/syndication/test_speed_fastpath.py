@@ -128,3 +128,60 @@ def test_the_cache_unreachable_falls_back_to_the_full_path(api, read_key, demo, 
     monkeypatch.setattr(cache, "get_many", broken)
     request = RequestFactory().get(DETAIL, HTTP_AUTHORIZATION=f"Bearer {read_key[1]}")
     assert fastpath.answer(request) is None
+
+
+def test_a_warm_answer_writes_the_cache_once_and_still_counts_the_request(api, read_key, demo, monkeypatch):
+    import time
+
+    from django.core.cache import caches
+
+    from syndication import usage
+    from syndication.auth import PartnerRateThrottle
+
+    now = time.time()
+    monkeypatch.setattr(PartnerRateThrottle, "timer", lambda self: now)  # one throttle window
+    warm(api, DETAIL)
+    default = caches["default"]
+    writes = []
+    for method in ("incr", "add", "set", "set_many"):
+        real = getattr(default, method)
+        monkeypatch.setattr(
+            default, method, lambda *a, _real=real, _name=method, **k: writes.append(_name) or _real(*a, **k)
+        )
+    for _ in range(5):
+        assert api.get(DETAIL).status_code == 200
+    assert writes == ["incr"] * 5  # the throttle's window counter; the usage count waits in memory
+    monkeypatch.undo()
+    flush(read_key[0].pk)
+    assert ApiKeyUsage.objects.get(key=read_key[0]).count == 7  # the two warm-up requests and these five
+    assert usage._pending == {}
+
+
+def test_the_warm_path_reads_no_pickled_key(api, read_key, demo):
+    from syndication import keys
+
+    warm(api, DETAIL)
+    record = cache.get(keys.record_key(read_key[0].prefix))
+    assert record == (read_key[0].pk, read_key[0].hashed_secret, "read", record[3])
+    assert isinstance(record[3], float)
+    keys.forget(read_key[0].prefix)
+    assert cache.get(keys.record_key(read_key[0].prefix)) is None
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE"],
+)
+def test_each_conditional_header_is_answered_on_the_warm_path_as_before(api, demo, header):
+    first = warm(api, DETAIL)
+    values = {
+        "HTTP_IF_MATCH": '"not-this-one"',
+        "HTTP_IF_NONE_MATCH": first["ETag"],
+        "HTTP_IF_MODIFIED_SINCE": first["Last-Modified"],
+        "HTTP_IF_UNMODIFIED_SINCE": "Thu, 01 Jan 1970 00:00:00 GMT",
+    }
+    warm_answer = api.get(DETAIL, **{header: values[header]})
+    cache.clear()  # the full path
+    full_answer = api.get(DETAIL, **{header: values[header]})
+    assert warm_answer.status_code == full_answer.status_code
+    assert warm_answer.content == full_answer.content

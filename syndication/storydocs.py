@@ -1,0 +1,195 @@
+"""Published stories for the API's documents, read from the stored revision of each live
+version rather than from the row graph, for any number of stories in a fixed number of
+queries.
+
+The revision (``stories.models.Revision``, kept by the commit step of every action that makes
+a version) holds the version's key facts, sections and paragraphs with their cites, images
+and related links. What a document shows that can change without a new version is read
+fresh, for the whole batch at once: the story rows (with newsroom, beat and creator), how
+each live version was published, the paragraphs' and key facts' texts (to compare with the
+revision) and the key facts' declared flags, the corrections, the cited claims (a claim
+imported since) and manifests (a renamed publisher). Eight queries whatever the count.
+
+The rows stay the truth: a story's revision is used only when its paragraphs and key facts
+match the rows, text for text; a story without a revision of its version, or whose rows
+differ, is loaded with everything (``with_everything()``) and exported from its rows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from manifests.models import Claim, Manifest
+from newsroom.models import SiteProfile
+from stories import desk
+from stories.models import Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
+
+
+@dataclass
+class StoryDoc:
+    """A story row and what its desk/1 document reads besides: ``fields`` (desk/1's stored
+    fields), the cited ``manifests`` and ``flags`` (each cited claim self-reported, or None
+    while its text is not imported)."""
+
+    story: Story
+    fields: dict
+    manifests: dict[str, desk.ManifestInfo]
+    flags: dict[str, bool | None]
+
+    @property
+    def id(self):
+        return self.story.id
+
+    @property
+    def version(self):
+        return self.story.version
+
+    @property
+    def updated_at(self):
+        return self.story.updated_at
+
+    def export(self, profile: SiteProfile) -> dict:
+        """The desk/1 document, as ``desk.export_story`` makes it from the loaded rows."""
+        return desk.render(
+            self.fields,
+            manifests=self.manifests,
+            claims_self_reported=self.flags,
+            newsroom_title=self.story.newsroom.title,
+            profile=profile,
+            responsibility=desk.responsibility_of(self.story),
+        )
+
+
+def export(story, profile: SiteProfile) -> dict:
+    """The desk/1 document of a ``StoryDoc`` or of a story loaded with everything."""
+    if isinstance(story, StoryDoc):
+        return story.export(profile)
+    return desk.export_story(story, profile=profile)
+
+
+def story_row(story):
+    """The story row behind what ``load`` returned (its version, writer, revision time)."""
+    return story.story if isinstance(story, StoryDoc) else story
+
+
+def load(story_ids: list[str], one: bool = False) -> list:
+    """For ``stories.cache.representations``: the published stories ``story_ids``, each a
+    ``StoryDoc`` when its revision matches its rows, else loaded with everything. A story
+    not published is left out."""
+    ids = list(story_ids)
+    stories = list(
+        Story.objects.published()
+        .filter(pk__in=ids)
+        .select_related("newsroom", "beat", "created_by")
+        .prefetch_related(live_entries_prefetch())
+    )
+    if not stories:
+        return []
+    ids = [s.id for s in stories]
+    wanted = {(s.id, s.version) for s in stories}
+    revisions = {
+        story_id: data
+        for story_id, version, data in Revision.objects.filter(
+            story_id__in=ids, version__in={v for _, v in wanted}
+        ).values_list("story_id", "version", "data")
+        if (story_id, version) in wanted
+    }
+    paragraphs = defaultdict(list)
+    for story_id, markdown in (
+        Paragraph.objects.filter(section__story_id__in=ids)
+        .order_by("section__story_id", "section__position", "section__id", "position", "id")
+        .values_list("section__story_id", "markdown")
+    ):
+        paragraphs[story_id].append(markdown)
+    facts = defaultdict(list)
+    for story_id, text, declared in (
+        KeyFact.objects.filter(story_id__in=ids)
+        .order_by("story_id", "position", "id")
+        .values_list("story_id", "text", "declared_self_reported")
+    ):
+        facts[story_id].append((text, declared))
+    corrections = defaultdict(list)
+    for c in (
+        Correction.objects.filter(story_id__in=ids)
+        .order_by("corrected_at", "id")
+        .only("story_id", "corrected_at", "kind", "text")
+    ):
+        corrections[c.story_id].append(desk.correction_fields(c))
+
+    docs, fallback = {}, []
+    for story in stories:
+        data = revisions.get(story.id)
+        if data is None or not _matches(data, paragraphs[story.id], facts[story.id]):
+            fallback.append(story.id)
+            continue
+        fields = _fields(story, data, facts[story.id], corrections[story.id])
+        own = [c for _, c in desk.iter_cites(fields)]
+        # Each story's cited manifests and claims, in citing order.
+        docs[story.id] = (
+            fields,
+            list(dict.fromkeys(c["manifest_id"] for c in own)),
+            list(dict.fromkeys(cid for c in own for cid in c["claim_ids"])),
+        )
+
+    flags = {}
+    claim_ids = {cid for _, _, claims in docs.values() for cid in claims}
+    if claim_ids:
+        for cid, has_text, self_reported in Claim.objects.filter(id__in=claim_ids).values_list(
+            "id", "has_text", "self_reported"
+        ):
+            flags[cid] = self_reported if has_text else None
+    manifest_ids = {mid for _, cited, _ in docs.values() for mid in cited}
+    manifests = {}
+    if manifest_ids:
+        rows = Manifest.objects.filter(id__in=manifest_ids).values_list(
+            "id", "title", "publisher__name", "source_url", "published_date"
+        )
+        manifests = {row[0]: desk.ManifestInfo(*row) for row in rows}
+
+    loaded = {}
+    if fallback:
+        loaded = {s.id: s for s in Story.objects.published().with_everything().filter(pk__in=fallback)}
+    out = []
+    for story in stories:
+        if story.id in docs:
+            fields, cited, claims = docs[story.id]
+            out.append(
+                StoryDoc(
+                    story,
+                    fields,
+                    {mid: manifests[mid] for mid in cited if mid in manifests},
+                    {cid: flags[cid] for cid in claims if cid in flags},
+                )
+            )
+        elif story.id in loaded:
+            out.append(loaded[story.id])
+    return out
+
+
+def _matches(data: dict, paragraphs: list[str], facts: list[tuple[str, bool | None]]) -> bool:
+    return [p["markdown"] for s in data["sections"] for p in s["paragraphs"]] == paragraphs and [
+        f["text"] for f in data["key_facts"]
+    ] == [t for t, _ in facts]
+
+
+def _fields(story: Story, data: dict, facts: list, corrections: list) -> dict:
+    return desk.in_stored_order(
+        desk.story_fields(story),
+        {
+            "key_facts": [
+                {"text": f["text"], "self_reported": declared, "cites": f["cites"]}
+                for f, (_, declared) in zip(data["key_facts"], facts, strict=True)
+            ],
+            "images": data["images"],
+            "sections": [
+                {
+                    "heading": s["heading"],
+                    "paragraphs": [{"markdown": p["markdown"], "cites": p["cites"]} for p in s["paragraphs"]],
+                }
+                for s in data["sections"]
+            ],
+            "corrections": corrections,
+            "related": data["related"],
+        },
+    )
