@@ -2,7 +2,8 @@
 sitemap and the news sitemap, each rendered with nothing cached, on a PostgreSQL database
 filled with ``--generate N`` published stories: copies of the demo story's row (short texts) made by one
 ``INSERT ... SELECT`` over ``generate_series`` (bulk SQL, not the checks: only the sitemaps
-read these rows), 40 an hour on hourly editions going back from 2026-10-15.
+read these rows), 40 an hour on hourly editions going back from 2026-10-15, one in 50 with a
+correction (one in 500 with two).
 
     createdb bench_sitemaps
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_sitemaps
@@ -84,8 +85,22 @@ def generate(n: int) -> None:
             + series.replace("FROM ", "FROM stories_story AS demo, ")
             + " WHERE demo.id = '81'"
         )
+        corrections(cur, n)
         cur.execute("SET session_replication_role = DEFAULT")
         cur.execute("ANALYZE")
+
+
+def corrections(cur, n: int) -> None:
+    """A correction a day after publication for one generated story in 50, and a second
+    two days after for one in 500: so ``lastmod`` is read from real rows, as on a site with
+    an archive of corrected stories."""
+    cur.execute(
+        "INSERT INTO stories_correction (story_id, corrected_at, kind, text) "
+        "SELECT (1500000000000000000 + g)::text, "
+        "timestamptz '2026-10-15 23:00+00' - ((g - 1) / 40) * interval '1 hour' + d * interval '1 day', "
+        "'correction', 'A generated correction.' "
+        f"FROM generate_series(50, {n}, 50) AS g, generate_series(1, 2) AS d WHERE d = 1 OR g % 500 = 0"
+    )
 
 
 def main(repeat: int) -> None:

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from django.conf import settings
+from django.db import connections
+from django.db.models.expressions import RawSQL
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -55,10 +57,55 @@ def next_month(start: dt.datetime) -> dt.datetime:
     return start.replace(year=start.year + 1, month=1) if start.month == 12 else start.replace(month=start.month + 1)
 
 
+# The first publication at or after the start of the month after ``months.moment``'s: the
+# step of the skip scan, in each database's date arithmetic (UTC months).
+NEXT_MONTH_SQL = {
+    "postgresql": "(date_trunc('month', months.moment AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC'",
+    # Django keeps SQLite datetimes as UTC text, 'YYYY-MM-DD HH:MM:SS[.ffffff]': compared as text.
+    "sqlite": "datetime(months.moment, 'start of month', '+1 month')",
+}
+
+
+def _first_published(after: str | None = None):
+    """The earliest publication (at or after the SQL expression ``after``), as one row."""
+    first = Story.objects.published().order_by("published_at").values_list("published_at", flat=True)
+    if after is not None:
+        first = first.filter(published_at__gte=RawSQL(after, ()))
+    return first[:1]
+
+
+def _moment(value) -> dt.datetime:
+    """A publication time as the database answered it outside the ORM (SQLite: text)."""
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
 def published_months() -> list[dt.datetime]:
-    """The first instant (UTC) of each month with a published story, oldest first: one
-    indexed probe per month (the earliest publication at or after the previous month's end),
-    so the cost follows the number of months, not of stories."""
+    """The first instant (UTC) of each month with a published story, oldest first, in one
+    query whatever the number of months: a recursive query whose every step is one indexed
+    probe (the earliest publication at or after the next month's start, on ``story_latest``),
+    so the cost follows the number of months, not of stories, and the probes run inside the
+    database. On a database without the month arithmetic here, one query per month."""
+    db = Story.objects.published().db
+    connection = connections[db]
+    step = NEXT_MONTH_SQL.get(connection.vendor)
+    if step is None:
+        return _published_months_probing()
+    first_sql, first_params = _first_published().query.sql_with_params()
+    next_sql, next_params = _first_published(step).query.sql_with_params()
+    sql = (
+        f"WITH RECURSIVE months(moment) AS (SELECT ({first_sql}) "
+        f"UNION ALL SELECT ({next_sql}) FROM months WHERE months.moment IS NOT NULL) "
+        "SELECT moment FROM months WHERE moment IS NOT NULL ORDER BY moment"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, (*first_params, *next_params))
+        return [month_start(_moment(moment)) for (moment,) in cursor.fetchall()]
+
+
+def _published_months_probing() -> list[dt.datetime]:
+    """``published_months()`` as one ORM query per month."""
     first_after = Story.objects.published().order_by("published_at").values_list("published_at", flat=True)
     months: list[dt.datetime] = []
     cursor = None
