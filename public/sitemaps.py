@@ -2,9 +2,10 @@
 of the newsroom pages, and a Google News sitemap of the last two days' stories.
 
 Each sitemap is cheap to render cold whatever the archive's size: the index finds the months
-that have published stories with one index probe per month (a skip scan on ``story_latest``,
-status then publication time), and a month's sitemap is one range query on that index. No
-``COUNT`` and no ``OFFSET`` over the whole table. Every sitemap follows the ``lists``
+that have published stories in one query, one index probe per month inside the database (a
+skip scan on ``story_latest``, status then publication time), and a month's sitemap is a
+range query on that index and a join for its corrections. No ``COUNT`` and no ``OFFSET``
+over the whole table. Every sitemap follows the ``lists``
 generation (``list_page``), so a publish or correction shows at once.
 """
 
