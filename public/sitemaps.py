@@ -95,8 +95,8 @@ def published_months() -> list[dt.datetime]:
     step = NEXT_MONTH_SQL.get(connection.vendor)
     if step is None:
         return _published_months_probing()
-    first_sql, first_params = _first_published().query.sql_with_params()
-    next_sql, next_params = _first_published(step).query.sql_with_params()
+    first_sql, first_params = _first_published().query.get_compiler(using=db).as_sql()
+    next_sql, next_params = _first_published(step).query.get_compiler(using=db).as_sql()
     sql = (
         f"WITH RECURSIVE months(moment) AS (SELECT ({first_sql}) "
         f"UNION ALL SELECT ({next_sql}) FROM months WHERE months.moment IS NOT NULL) "
