@@ -2,7 +2,8 @@
 sitemap and the news sitemap, each rendered with nothing cached, on a PostgreSQL database
 filled with ``--generate N`` published stories: copies of the demo story's row (short texts) made by one
 ``INSERT ... SELECT`` over ``generate_series`` (bulk SQL, not the checks: only the sitemaps
-read these rows), 40 an hour on hourly editions going back from 2026-10-15.
+read these rows), 40 an hour on hourly editions going back from 2026-10-15, one in 50 with a
+correction (one in 500 with two).
 
     createdb bench_sitemaps
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_sitemaps
@@ -13,7 +14,9 @@ read these rows), 40 an hour on hourly editions going back from 2026-10-15.
 Each URL is asked for ``--repeat`` times through Django's test client with
 ``CACHE_URL=dummycache://`` (every request renders: what a crawler meets after a publish
 has moved the ``lists`` generation); prints the median and the fastest wall time, the
-queries of one request and the bytes. Runs with ``DEBUG=0``.
+queries of one request and the bytes, and the median CPU time of this process (Django's
+share, without the database's: steadier than the wall time on a busy machine). Runs with
+``DEBUG=0``.
 """
 
 import argparse
@@ -84,8 +87,22 @@ def generate(n: int) -> None:
             + series.replace("FROM ", "FROM stories_story AS demo, ")
             + " WHERE demo.id = '81'"
         )
+        corrections(cur, n)
         cur.execute("SET session_replication_role = DEFAULT")
         cur.execute("ANALYZE")
+
+
+def corrections(cur, n: int) -> None:
+    """A correction a day after publication for one generated story in 50, and a second
+    two days after for one in 500: so ``lastmod`` is read from real rows, as on a site with
+    an archive of corrected stories."""
+    cur.execute(
+        "INSERT INTO stories_correction (story_id, corrected_at, kind, text) "
+        "SELECT (1500000000000000000 + g)::text, "
+        "timestamptz '2026-10-15 23:00+00' - ((g - 1) / 40) * interval '1 hour' + d * interval '1 day', "
+        "'correction', 'A generated correction.' "
+        f"FROM generate_series(50, {n}, 50) AS g, generate_series(1, 2) AS d WHERE d = 1 OR g % 500 = 0"
+    )
 
 
 def main(repeat: int) -> None:
@@ -95,18 +112,20 @@ def main(repeat: int) -> None:
     print(f"{connection.vendor}, {stories.count():,} published stories, {oldest:%Y-%m} to {newest:%Y-%m}\n")
     client = Client()
     urls = ["/sitemap.xml", f"/sitemaps/{newest:%Y-%m}.xml", f"/sitemaps/{oldest:%Y-%m}.xml", "/sitemap-news.xml"]
-    print("| URL | median ms | fastest ms | queries | bytes |\n|---|---|---|---|---|")
+    print("| URL | median ms | fastest ms | median CPU ms (Django) | queries | bytes |\n|---|---|---|---|---|---|")
     for url in urls:
-        times = []
+        times, cpu = [], []
         for _ in range(repeat):
             reset_queries()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             with CaptureQueriesContext(connection) as queries:
                 response = client.get(url)
             times.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.process_time() - start_cpu) * 1000)
             assert response.status_code == 200, (url, response.status_code)
         print(
-            f"| `{url}` | {statistics.median(times):.1f} | {min(times):.1f} | {len(queries)} | {len(response.content):,} |"
+            f"| `{url}` | {statistics.median(times):.1f} | {min(times):.1f} | {statistics.median(cpu):.1f} "
+            f"| {len(queries)} | {len(response.content):,} |"
         )
 
 
