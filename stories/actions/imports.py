@@ -36,6 +36,7 @@ from stories.models import Story
 
 from .base import ChecksFailed
 from .bulk import Item, write_new
+from .commit import written_in_bulk
 from .rows import save_document
 from .verbs import publish_story, unpublish_story
 
@@ -153,7 +154,9 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     known = resolve_batch_references(run)
     try:
         with transaction.atomic():
-            stories = write_new(run, known, user=user, action="restore" if restore else action, restore=restore)
+            stories, written = write_new(
+                run, known, user=user, action="restore" if restore else action, restore=restore
+            )
     except (IntegrityError, DataError):
         # Rolled back to the savepoint. One by one, the refusal is reported with its line
         # (as the per-story path reports it), or, if it came from the batch as a whole,
@@ -163,8 +166,9 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
         return
     counts["created"] += len(run)
     if not restore:
-        for (line, doc), story in zip(run, stories):
-            result = ImportResult(story, "created")
-            _take_state(result, doc, user=user, written=True)
-            if result.refused is not None:
-                refused.append((line, result))
+        with written_in_bulk(written):
+            for (line, doc), story in zip(run, stories):
+                result = ImportResult(story, "created")
+                _take_state(result, doc, user=user, written=True)
+                if result.refused is not None:
+                    refused.append((line, result))
