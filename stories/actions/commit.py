@@ -152,8 +152,11 @@ def _commit_row_change(story, written: Written, *, action, user, reason, details
     )
     Revision.objects.create(story=story, version=story.version, data=data, created_by=user)
     audit_entry(story, action, user, version=story.version, reason=reason, details=details).save()
-    fp = _fingerprint(story, data)
-    StoryFingerprint.objects.filter(story_id=story.pk).update(minhash=fp.minhash, claim_ids=fp.claim_ids)
+    if (story.headline, story.dek) != (written.doc["headline"], written.doc["dek"]):
+        # The parts are as written, so only the row's wording can change the fingerprint
+        # the bulk writer stored (``fingerprints.story_text``).
+        fp = _fingerprint(story, data)
+        StoryFingerprint.objects.filter(story_id=story.pk).update(minhash=fp.minhash, claim_ids=fp.claim_ids)
     if signal is not None:
         signal.send(sender=Story, story=story, user=user, **signal_kwargs)
     return story

@@ -9,7 +9,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from stories import desk
@@ -68,6 +68,28 @@ def test_published_revision_equals_the_export(tmp_path, story_doc):
     refused = Story.objects.get(pk="950")
     assert (refused.status, refused.version) == (Story.Status.DRAFT, 1)
     assert not WebhookDelivery.objects.filter(story_id="950").exists()
+
+
+def test_a_changed_headline_refreshes_the_fingerprint(tmp_path, story_doc):
+    """A row change of a story written in bulk that touches its wording (none of the import's
+    own: publishing changes no text) stores the new fingerprint, as ``commit`` does."""
+    from stories.actions.commit import commit, written_in_bulk
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    doc = desk.validate({**story_doc(id="940", slug="reworded", newsroom="desk-x"), "published_at": None})
+    with transaction.atomic():
+        _, written = imports.write_new(
+            [(1, doc)], desk.resolve_batch_references([(1, doc)]), user=None, action="import"
+        )
+        story = Story.objects.get(pk="940")
+        story.headline = "An entirely different headline about something else"
+        with written_in_bulk(written):
+            commit(story, action="edit")
+    stored = StoryFingerprint.objects.get(story_id="940")
+    data = Revision.objects.get(story_id="940", version=2).data
+    assert data["headline"] == story.headline
+    assert data == desk.export_story(Story.objects.with_everything().get(pk="940"))
+    assert [stored.minhash, stored.claim_ids] == list(fingerprint_of(desk.validate(data)))
 
 
 def test_the_same_as_publishing_one_by_one(tmp_path, story_doc):
