@@ -4,9 +4,11 @@
         /usr/bin/time -v .venv/bin/python bench/import_rate.py --write 10000 --first 1000 /tmp/import-10000.jsonl
 
 ``--write N`` first writes N generated stories to the file (``bench/import_stories.py``'s
-``write_stories``: the demo story with its own ids and slugs, or with ``--shape small`` the shape
-``generate_scale_data`` makes; ``--first`` offsets them so that several files can go into
-one database). Then the file is imported into ``DATABASE_URL``
+``write_stories``: by default ``--shape varied``, the demo story's shape with its own text and
+claims per story, which pass the checks, their manifests (dated within the freshness window)
+and claims stored first; ``--shape demo``, copies of the demo story's text, which fail
+``not_a_repeat``; ``--shape small``, the shape ``generate_scale_data`` makes; ``--first``
+offsets them so that several files can go into one database). Then the file is imported into ``DATABASE_URL``
 (the database itself, not a test copy: migrate it and import the demo story's manifests first),
 and one line reports the wall time and rate, this process's CPU, and the CPU of the
 PostgreSQL backend serving it (from /proc: the server must run on this machine). On a busy
@@ -47,19 +49,34 @@ def main() -> None:
     parser.add_argument(
         "--shape",
         choices=["demo", "small"],
-        default="demo",
-        help="demo: copies of the demo story (8 paragraphs, 5 key facts); small: the shape generate_scale_data makes",
+        default="varied",
+        help="varied: the demo story's shape (8 paragraphs, 5 key facts), its own text and claims each; "
+        "demo: copies of the demo story; small: the shape generate_scale_data makes",
     )
+    parser.add_argument("--per-day", type=int, default=100, help="varied: stories per edition day")
+    parser.add_argument("--profile", type=Path, help="write cProfile stats of the import to this file")
     args = parser.parse_args()
     if args.write:
-        from import_stories import write_stories  # bench/import_stories.py
+        from import_stories import insert_sources, write_stories  # bench/import_stories.py
 
-        write_stories(args.file, args.write, first=args.first, shape=args.shape)
+        sources = write_stories(args.file, args.write, first=args.first, shape=args.shape, per_day=args.per_day)
+        if sources:
+            insert_sources(sources)
+            del sources
     n = sum(1 for line in args.file.open("rb") if line.strip())
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
     server0, wall0, own0 = backend_cpu(pid), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    from stories.models import Story
+
+    published0 = Story.objects.filter(status=Story.Status.PUBLISHED).count()
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)  # CPU: on a busy machine wall time is the wait
+        profiler.enable()
     try:
         call_command("import_stories", str(args.file), stderr=io.StringIO())
     except CommandError as error:  # stories kept as drafts by the checks still count as imported
@@ -69,10 +86,15 @@ def main() -> None:
         resource.getrusage(resource.RUSAGE_SELF),
         backend_cpu(pid) - server0,
     )
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(args.profile)
+    passed = Story.objects.filter(status=Story.Status.PUBLISHED).count() - published0
     client = own.ru_utime - own0.ru_utime + own.ru_stime - own0.ru_stime
     print(
         f"{n} stories: wall {wall:.1f} s ({n / wall:.0f}/s); client CPU {client:.1f} s ({n / client:.0f} per CPU-second); "
-        f"server CPU {server:.1f} s; together {n / (client + server):.0f} per CPU-second",
+        f"server CPU {server:.1f} s; together {n / (client + server):.0f} per CPU-second; "
+        f"{passed} published; max RSS {own.ru_maxrss / 1024:.0f} MB",
         file=sys.stderr,
     )
 

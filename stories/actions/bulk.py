@@ -29,16 +29,19 @@ from stories.models import (
 )
 
 from . import rows
-from .commit import commit_new
+from .commit import Written, commit_new
 
 Item = tuple[int, dict]  # (line number, validated document)
 
 
-def write_new(run: list[Item], known: dict, *, user, action: str, restore: bool = False) -> list[Story]:
+def write_new(
+    run: list[Item], known: dict, *, user, action: str, restore: bool = False
+) -> tuple[list[Story], dict[str, Written]]:
     """Write the new stories of ``run`` (none of them stored; their references resolved:
     ``known`` is what ``desk.resolve_batch_references`` found), one INSERT per table, then
     their commit step (``commit_new``). Drafts, or with ``restore`` in their documents'
-    state. Call inside ``transaction.atomic()``. Returns the stories, in ``run``'s order."""
+    state. Call inside ``transaction.atomic()``. Returns the stories, in ``run``'s order, and
+    how each one's revision was rendered (by id: ``commit.written_in_bulk``)."""
     docs = [doc for _, doc in run]
     newsrooms = _newsrooms(docs)
     beats = _beats(docs, newsrooms)
@@ -89,27 +92,37 @@ def write_new(run: list[Item], known: dict, *, user, action: str, restore: bool 
     claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
     flags = Claim.objects.filter(id__in=claim_ids).self_reported_flags()
     profile = SiteProfile.load()
+    written = {
+        # an id-less document's story has its new id; a draft is not published
+        story.id: Written(
+            {**doc, "id": story.id, "published_at": _to_second(story.published_at)},
+            infos,
+            flags,
+            story.newsroom.title,
+            profile,
+        )
+        for story, doc in pairs
+    }
     commit_new(
         [
             (
                 story,
                 render(
-                    # an id-less document's story has its new id; a draft is not published
-                    {**doc, "id": story.id, "published_at": _to_second(story.published_at)},
-                    manifests=infos,
-                    claims_self_reported=flags,
-                    newsroom_title=story.newsroom.title,
-                    profile=profile,
+                    w.doc,
+                    manifests=w.manifests,
+                    claims_self_reported=w.claims_self_reported,
+                    newsroom_title=w.newsroom_title,
+                    profile=w.profile,
                 ),
             )
-            for story, doc in pairs
+            for story, w in ((story, written[story.id]) for story, _ in pairs)
         ],
         action=action,
         user=user,
     )
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
-    return stories
+    return stories, written
 
 
 def _newsrooms(docs: list[dict]) -> dict[str, Newsroom]:

@@ -31,11 +31,13 @@ from __future__ import annotations
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
+from stories.checks.batch import BatchReads, batch_reads
 from stories.desk import DeskError, ImportResult, resolve_batch_references, resolve_references
 from stories.models import Story
 
 from .base import ChecksFailed
 from .bulk import Item, write_new
+from .commit import written_in_bulk
 from .rows import save_document
 from .verbs import publish_story, unpublish_story
 
@@ -153,7 +155,9 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     known = resolve_batch_references(run)
     try:
         with transaction.atomic():
-            stories = write_new(run, known, user=user, action="restore" if restore else action, restore=restore)
+            stories, written = write_new(
+                run, known, user=user, action="restore" if restore else action, restore=restore
+            )
     except (IntegrityError, DataError):
         # Rolled back to the savepoint. One by one, the refusal is reported with its line
         # (as the per-story path reports it), or, if it came from the batch as a whole,
@@ -162,9 +166,19 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
             _one(line, doc, counts, refused, user=user, action=action, restore=restore)
         return
     counts["created"] += len(run)
-    if not restore:
-        for (line, doc), story in zip(run, stories):
+    if restore:
+        return
+    publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
+    if not publishing:  # a new story not asking to be published stays the draft it was written as
+        return
+    # Their checks' reads made once for the run (``checks.batch``), each story still
+    # published by the publish action, one after the other, in file order.
+    reads = BatchReads([written[story.pk].doc for _, _, story in publishing], {story.pk for _, _, story in publishing})
+    with written_in_bulk(written), batch_reads(reads):
+        for line, doc, story in publishing:
             result = ImportResult(story, "created")
             _take_state(result, doc, user=user, written=True)
             if result.refused is not None:
                 refused.append((line, result))
+            else:
+                reads.published(result.story)

@@ -69,6 +69,13 @@ class CheckContext:
         self.cites = list(iter_cites(doc))
         self.cited_manifest_ids = cited_manifest_ids(doc)
         self.cited_claim_ids = list(dict.fromkeys(cid for _, cite in self.cites for cid in cite["claim_ids"]))
+        from .batch import current
+
+        batch = current()
+        loaded = batch.sources(self.cited_manifest_ids, self.cited_claim_ids) if batch is not None else None
+        if loaded is not None:  # read once for the bulk import's batch (``checks.batch``)
+            self.manifests, self.claims = loaded
+            return
         self.manifests = {
             m.id: m for m in Manifest.objects.filter(id__in=self.cited_manifest_ids).select_related("publisher")
         }

@@ -27,6 +27,7 @@ from stories import minhash
 from stories.fingerprints import fingerprint_of
 
 from .base import ERROR, Criterion, CriterionResult, finding
+from .batch import current
 
 EDITION_FORMAT = "%Y-%m-%dT%H"
 
@@ -89,7 +90,12 @@ class NotARepeat(Criterion):
         threshold = settings.CHECKS_REPEAT_SIMILARITY
         sig, claim_ids = fingerprint_of(ctx.doc)
         ours = set(claim_ids)
-        rows = _fetch(candidates(ctx, claim_ids))
+        batch = current()
+        rows = batch.repeat_candidates(ctx, claim_ids) if batch is not None else None
+        if rows is None:
+            rows = _fetch(candidates(ctx, claim_ids))
+        if batch is not None and ctx.doc.get("id"):
+            batch.checked(ctx.doc["id"], sig, claim_ids)
         text_sims = minhash.similarities(sig, list(map(itemgetter(1), rows)))
         # claim overlap only for the few candidates the cite tables say share a claim
         sharing = [i for i, raw in enumerate(map(itemgetter(2), rows)) if raw]

@@ -1,0 +1,136 @@
+"""The checks of many new stories, their database reads made once for the batch.
+
+The bulk import publishes the new stories of a batch one after the other, each through the
+publish action and its checks. Within ``batch_reads(reads)`` the checks take what they
+would read for each story from ``reads``, loaded once for the batch: the cited manifests
+(with publishers) and claims (``CheckContext``), and ``not_a_repeat``'s candidates (the
+published stories, with fingerprints, of the batch's newsrooms in the union of the
+stories' repeat windows), to which each story of the batch is added as it is published,
+so that a later story repeating it is refused as it would be checked alone. What a story
+of the batch is checked against is what a query would return at that moment; a read the
+batch does not cover (a manifest or claim outside it, a window outside the loaded range,
+a story that is not new) falls back to the query
+(tests/stories/test_gate_imports_batch.py: the rubrics equal those checked one at a time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from contextvars import ContextVar
+
+from django.conf import settings
+from django.db.models import TextField
+from django.db.models.functions import Cast, Substr
+
+from stories import minhash
+
+_CURRENT: ContextVar[BatchReads | None] = ContextVar("check_batch_reads", default=None)
+EDITION_FORMAT = "%Y-%m-%dT%H"
+
+
+def current() -> BatchReads | None:
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def batch_reads(reads: BatchReads):
+    token = _CURRENT.set(reads)
+    try:
+        yield reads
+    finally:
+        _CURRENT.reset(token)
+
+
+def _window_start(edition: str) -> str:
+    from newsroom.models import parse_edition
+
+    start = parse_edition(edition) - dt.timedelta(hours=settings.CHECKS_REPEAT_WINDOW_HOURS)
+    return start.strftime(EDITION_FORMAT)
+
+
+class BatchReads:
+    """The reads of the checks of ``docs`` (validated desk/1 documents of the new stories
+    ``story_ids``, just written, none of them published), in three queries."""
+
+    def __init__(self, docs: list[dict], story_ids: set[str]):
+        from manifests.models import Claim, Manifest
+        from stories.desk import cited_manifest_ids, iter_cites
+        from stories.models import Story
+
+        self.new_ids = set(story_ids)
+        self.manifest_ids = {mid for doc in docs for mid in cited_manifest_ids(doc)}
+        self.claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
+        self.manifests = {
+            m.id: m for m in Manifest.objects.filter(id__in=self.manifest_ids).select_related("publisher")
+        }
+        self.claims = {
+            c.id: c
+            for c in Claim.objects.filter(id__in=self.claim_ids).only(
+                "id", "manifest_id", "text", "has_text", "self_reported"
+            )
+        }
+        self.newsrooms = {doc["newsroom"] for doc in docs}
+        self.low = min((_window_start(doc["edition"]) for doc in docs), default="")
+        self.high = max((doc["edition"] for doc in docs), default="")
+        rows = (
+            Story.objects.published()
+            .filter(newsroom__slug__in=self.newsrooms, edition_id__gte=self.low, edition_id__lte=self.high)
+            .filter(fingerprint__isnull=False)
+            .order_by("id")
+            .values_list(
+                "id",
+                "newsroom__slug",
+                "edition_id",
+                Substr(Cast("fingerprint__minhash", TextField()), 2, minhash.BINS * 2),
+                Cast("fingerprint__claim_ids", TextField()),
+            )
+        )
+        # (id, newsroom, edition, signature, claim ids as JSON text)
+        self.candidates: list[tuple[str, str, str, str, str]] = list(rows)
+        self.fingerprints: dict[str, tuple[str, list[str]]] = {}
+
+    def sources(self, manifest_ids, claim_ids) -> tuple[dict, dict] | None:
+        """The manifests and claims ``CheckContext`` would read, or None when the batch
+        did not load every one of them."""
+        if not (self.manifest_ids.issuperset(manifest_ids) and self.claim_ids.issuperset(claim_ids)):
+            return None
+        manifests = {mid: self.manifests[mid] for mid in manifest_ids if mid in self.manifests}
+        claims = {cid: self.claims[cid] for cid in claim_ids if cid in self.claims}
+        return manifests, claims
+
+    def repeat_candidates(self, ctx, claim_ids: list[str]) -> list[tuple[str, str, str]] | None:
+        """``not_a_repeat.candidates``' rows for ``ctx`` (the claim ids only for candidates
+        sharing a claim), or None when the batch's candidates do not cover its window."""
+        doc = ctx.doc
+        start = _window_start(doc["edition"])
+        if doc["newsroom"] not in self.newsrooms or start < self.low or doc["edition"] > self.high:
+            return None
+        if not ctx.excluded_ids <= self.new_ids:
+            return None  # pending changes exclude their live story: the query knows it
+        ours = set(claim_ids)
+        rows = []
+        for sid, newsroom, edition, sig, claims in self.candidates:
+            if newsroom != doc["newsroom"] or not (start <= edition <= doc["edition"]) or sid in ctx.excluded_ids:
+                continue
+            shares = ours and not ours.isdisjoint(claims.split('"')[1::2])
+            rows.append((sid, sig, claims if shares else ""))
+        return rows
+
+    def checked(self, story_id: str, signature: str, claim_ids: list[str]) -> None:
+        """``not_a_repeat`` computed the fingerprint of this story of the batch."""
+        if story_id in self.new_ids:
+            self.fingerprints[story_id] = (signature, claim_ids)
+
+    def published(self, story) -> None:
+        """``story`` of the batch is now published: a candidate for the stories after it."""
+        if story.pk in self.fingerprints:
+            sig, claim_ids = self.fingerprints.pop(story.pk)
+        else:  # not checked within the batch's reads: its stored fingerprint
+            from stories.models import StoryFingerprint
+
+            sig, claim_ids = StoryFingerprint.objects.values_list("minhash", "claim_ids").get(story_id=story.pk)
+        doc_newsroom = story.newsroom.slug
+        if doc_newsroom in self.newsrooms and self.low <= story.edition_id <= self.high:
+            self.candidates.append((story.pk, doc_newsroom, story.edition_id, sig, json.dumps(claim_ids)))

@@ -1,0 +1,186 @@
+"""New stories of an import file published after their batch is written: the published
+revision is rendered from the written document (no reload of the story's graph) and equals
+what the story exports as; the audit, the publication record, the fingerprint, the webhook
+payload and the rubric are those of a story published on its own."""
+
+import contextlib
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from stories import desk
+from stories.actions import imports, publish_story
+from stories.checks import run_checks
+from stories.fingerprints import fingerprint_of
+from stories.models import AuditEntry, CheckResult, Revision, Story, StoryFingerprint
+from syndication.models import Partner, WebhookDelivery, WebhookEndpoint
+from syndication.webhooks import story_summary
+from tests.seed import SEED_MANIFESTS
+
+pytestmark = pytest.mark.django_db
+
+
+def write(tmp_path, docs):
+    path = tmp_path / "stories.jsonl"
+    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+    return path
+
+
+def docs_for(story_doc):
+    # Each in a newsroom of its own, so none is a repeat of another; the last is refused.
+    docs = [story_doc(id=str(900 + i), slug=f"story-{i}", newsroom=f"desk-{i}") for i in range(3)]
+    docs[1]["beat"] = None
+    refused = story_doc(id="950", slug="uncited", newsroom="desk-9")
+    refused["sections"][1]["paragraphs"][0]["cites"] = []
+    return [*docs, refused]
+
+
+def summary(payload: str) -> dict:
+    return json.loads(payload)["story"]
+
+
+def test_published_revision_equals_the_export(tmp_path, story_doc):
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    partner = Partner.objects.create(name="Wire Co", slug="wire-co", contact="ops@wire.example")
+    WebhookEndpoint.objects.create(partner=partner, url="https://wire.example/hook", events=["story.published"])
+    with pytest.raises(CommandError, match="the checks failed"):
+        call_command(
+            "import_stories", str(write(tmp_path, docs_for(story_doc))), stdout=io.StringIO(), stderr=io.StringIO()
+        )
+    for pk in ("900", "901", "902"):
+        story = Story.objects.with_everything().get(pk=pk)
+        assert (story.status, story.version) == (Story.Status.PUBLISHED, 2)
+        exported = desk.export_story(story)
+        assert Revision.objects.get(story=story, version=2).data == exported
+        assert Revision.objects.get(story=story, version=1).data["published_at"] is None
+        audit = AuditEntry.objects.get(story=story, version=2)
+        assert audit.action == "publish" and audit.details["passed"] is True
+        checked = CheckResult.objects.get(story=story, version=1)
+        assert checked.rubric == run_checks(desk.validate({**exported, "published_at": None}), exclude_story_id=pk)
+        fp = StoryFingerprint.objects.get(story=story)
+        assert [fp.minhash, fp.claim_ids] == list(fingerprint_of(desk.validate(exported)))
+        delivery = WebhookDelivery.objects.get(story_id=pk, event="story.published")
+        assert summary(delivery.payload) == story_summary(story)
+    refused = Story.objects.get(pk="950")
+    assert (refused.status, refused.version) == (Story.Status.DRAFT, 1)
+    assert not WebhookDelivery.objects.filter(story_id="950").exists()
+
+
+def test_a_changed_headline_refreshes_the_fingerprint(tmp_path, story_doc):
+    """A row change of a story written in bulk that touches its wording (none of the import's
+    own: publishing changes no text) stores the new fingerprint, as ``commit`` does."""
+    from stories.actions.commit import commit, written_in_bulk
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    doc = desk.validate({**story_doc(id="940", slug="reworded", newsroom="desk-x"), "published_at": None})
+    with transaction.atomic():
+        _, written = imports.write_new(
+            [(1, doc)], desk.resolve_batch_references([(1, doc)]), user=None, action="import"
+        )
+        story = Story.objects.get(pk="940")
+        story.headline = "An entirely different headline about something else"
+        with written_in_bulk(written):
+            commit(story, action="edit")
+    stored = StoryFingerprint.objects.get(story_id="940")
+    data = Revision.objects.get(story_id="940", version=2).data
+    assert data["headline"] == story.headline
+    assert data == desk.export_story(Story.objects.with_everything().get(pk="940"))
+    assert [stored.minhash, stored.claim_ids] == list(fingerprint_of(desk.validate(data)))
+
+
+def test_the_same_as_publishing_one_by_one(tmp_path, story_doc):
+    """The bulk path's published revision equals the one ``publish_story`` stores for the
+    same document imported as a draft and published through the desk's path."""
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    docs = docs_for(story_doc)[:3]
+    call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO(), stderr=io.StringIO())
+    bulk = {pk: Revision.objects.get(story_id=pk, version=2).data for pk in ("900", "901", "902")}
+    Story.objects.all().delete()
+    for doc in docs:
+        call_command(
+            "import_stories",
+            str(write(tmp_path, [{**doc, "published_at": None}])),
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+        )
+        story = Story.objects.get(pk=doc["id"])
+        story.published_at = None
+        publish_story(story=story, at=desk.validate(doc)["published_at"])
+    for pk, data in bulk.items():
+        assert Revision.objects.get(story_id=pk, version=2).data == data
+
+
+def faulty_docs(story_doc) -> list[dict]:
+    """Clean stories and stories with planted faults, in newsrooms of their own unless the
+    fault is a repeat: of the demo's published story, and of a story earlier in the file."""
+    docs = {
+        name: story_doc(id=str(910 + i), slug=name, newsroom=f"desk-{name}")
+        for i, name in enumerate(["clean", "figure", "uncited", "unknown-claim", "old-manifest", "clean-2"])
+    }
+    para = docs["figure"]["sections"][0]["paragraphs"][0]
+    para["markdown"] += " Adoption rose by 93.7% in a quarter."
+    docs["uncited"]["sections"][1]["paragraphs"][0]["cites"] = []
+    docs["unknown-claim"]["key_facts"][0]["cites"][0]["claim_ids"].append("1799999999999999999")
+    docs["old-manifest"]["edition"] = "2026-11-20T10"
+    docs["old-manifest"]["published_at"] = "2026-11-20T10:30:00Z"
+    repeat_of_81 = story_doc(id="920", slug="repeat-of-the-demo")  # the demo story's newsroom and text
+    repeat_in_file = story_doc(id="921", slug="repeat-in-file", newsroom="desk-clean")
+    repeat_in_file["edition"] = "2026-10-16T05"
+    return [*docs.values(), repeat_of_81, repeat_in_file]
+
+
+def rubrics(tmp_path, docs) -> dict[str, dict]:
+    with pytest.raises(CommandError, match="the checks failed"):
+        call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO(), stderr=io.StringIO())
+    found = {r.story_id: r.rubric for r in CheckResult.objects.filter(story_id__in=[d["id"] for d in docs])}
+    found["published"] = sorted(
+        Story.objects.filter(id__in=[d["id"] for d in docs], status=Story.Status.PUBLISHED).values_list("id", flat=True)
+    )
+    return found
+
+
+def test_rubrics_checked_per_batch_equal_those_checked_one_at_a_time(tmp_path, demo, story_doc, monkeypatch):
+    docs = faulty_docs(story_doc)
+    batched = rubrics(tmp_path, docs)
+    Story.objects.exclude(pk=demo.pk).delete()
+    monkeypatch.setattr(imports, "batch_reads", lambda reads: contextlib.nullcontext(reads))
+    alone = rubrics(tmp_path, docs)
+    assert batched == alone
+    assert batched["published"] == ["910", "915"]
+    failed = {
+        pk: [c["name"] for c in r["criteria"] if not c["passed"]] for pk, r in batched.items() if pk != "published"
+    }
+    assert failed == {
+        "910": [],
+        "911": ["claims_support"],
+        "912": ["paragraphs_cited"],
+        "913": ["claims_support"],  # imported as a stub claim: no text to support anything
+        "914": ["manifests_recent"],
+        "915": [],
+        "920": ["not_a_repeat"],
+        "921": ["not_a_repeat"],
+    }
+    repeat = next(c for c in batched["921"]["criteria"] if c["name"] == "not_a_repeat")
+    assert [f["story_id"] for f in repeat["findings"]] == ["910"]
+
+
+def test_a_batch_reads_its_sources_and_candidates_once(tmp_path, story_doc):
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    docs = [story_doc(id=str(930 + i), slug=f"s-{i}", newsroom=f"desk-{i}") for i in range(6)]
+    path = write(tmp_path, docs)
+    with CaptureQueriesContext(connection) as ctx:
+        call_command("import_stories", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+    queries = [q["sql"] for q in ctx.captured_queries]
+    assert Story.objects.filter(status=Story.Status.PUBLISHED).count() == 6
+    # one read of the cited claims for the whole run (the bulk writer reads them once too)
+    claim_reads = [
+        q
+        for q in queries
+        if q.startswith('SELECT "manifests_claim"."id", "manifests_claim"."manifest_id", "manifests_claim"."text"')
+    ]
+    assert len(claim_reads) == 1
+    assert not [q for q in queries if "CASE WHEN" in q and "stories_storyfingerprint" in q]
