@@ -14,7 +14,6 @@ and the same for the bare framework floor (``bench/peers_sites.py``) in a subpro
 import argparse
 import io
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -63,7 +62,7 @@ def serve_once(application, path: str) -> tuple[str, list, bytes]:
 
 
 def measure(application, path: str, requests: int, runs: int) -> list[float]:
-    status, _, body = serve_once(application, path)
+    status, _, _ = serve_once(application, path)
     assert status.startswith("200"), status
     per_request = []
     for _ in range(runs):
