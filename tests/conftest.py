@@ -64,12 +64,16 @@ def story_doc(seed_doc):
 def _clear_cache():
     """The public pages cache rendered bodies and generation counters (docs/site.md), the
     API and the login its throttle counts: every test starts and ends with an empty cache,
-    so that no test sees another's pages or counts."""
+    so that no test sees another's pages or counts; nor each worker's copies of pages."""
     from django.core.cache import cache
 
+    from public.views import copies
+
     cache.clear()
+    copies.clear()
     yield
     cache.clear()
+    copies.clear()
 
 
 # --------------------------------------------------------------------------- partners and stories

@@ -44,13 +44,19 @@ def generation_key(name: str) -> str:
 
 def generation(name: str) -> str:
     """The counter's current value (a timestamp as text), made when missing."""
+    # A cache that keeps nothing (dummycache://) gets a constant, so that ETags stay
+    # stable and conditional GETs still answer 304.
+    return stored_generation(name) or "0"
+
+
+def stored_generation(name: str) -> str | None:
+    """The counter's current value as the cache holds it, made when missing; None when the
+    cache keeps nothing (dummycache://), so nothing may be kept under it."""
     value = cache.get(_key(name))
     if value is None:
         # add(): two processes racing to create it agree on one value.
         cache.add(_key(name), f"{time.time():.6f}", None)
-        # A cache that keeps nothing (dummycache://) gets a constant, so that ETags stay
-        # stable and conditional GETs still answer 304.
-        value = cache.get(_key(name)) or "0"
+        value = cache.get(_key(name))
     return value
 
 

@@ -1,7 +1,9 @@
 """The public story pages and every rendering of a story.
 
-A warm request costs one cache round trip and no query (the URL's entry, see "The fast
-path" below; none at all with ``PAGE_LOCAL_TTL``); otherwise two queries when the rendering
+A plain warm read is answered from the worker's copy of the signed answer after one read of
+the ``lists`` generation (``public.views.copies``; none at all within ``PAGE_LOCAL_TTL``).
+Otherwise a warm request costs one cache round trip and no query (the URL's entry, see "The
+fast path" below, which every worker shares); else two queries when the rendering
 is cached (the story's row and the site profile) and a fixed seven more when it
 is not (the stored revision of its live version and what changes without a new version:
 ``public.storypage``), whatever the story's size.
@@ -14,9 +16,7 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections import OrderedDict
 
-from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -34,8 +34,6 @@ from newsroom.infra.pagecache import (
     list_page,
     make_etag,
     public,
-    recent_generation,
-    remember_generation,
 )
 from newsroom.models import SiteProfile
 from public import presenters, renderings, storypage
@@ -153,7 +151,8 @@ def _renderer(fmt: str, request):
 # while that is still current. ``lists`` moves on every change that can alter a story page
 # (story actions and saves, its manifests and claims, the site profile: ``stories.cache``),
 # so an entry never outlives what it shows; after a move, the next request takes the full
-# path (story row, profile, generations: the ETag as before) and makes a new entry.
+# path (story row, profile, generations: the ETag as before) and makes a new entry. In front
+# of this, each worker answers plain reads from its own copies (``public.views.copies``).
 
 
 def _url_key(fmt: str, date: str, slug: str) -> str:
@@ -161,33 +160,14 @@ def _url_key(fmt: str, date: str, slug: str) -> str:
     return f"page:story-url:{CODE_VERSION}:{fmt}:{date}:{slug}"
 
 
-# With PAGE_LOCAL_TTL > 0, each worker also keeps its latest entries (bounded LRU), used
-# without any round trip while the generation it last read is that recent.
-LOCAL_ENTRIES = 64
-_local: OrderedDict[str, dict] = OrderedDict()
-
-
 def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
     """The URL's cache entry when still current; else None, and the generation read (made
     when missing) is kept on the request, so an entry stored later is as old as this read."""
     key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
-    recent = recent_generation("lists")
-    if recent is not None:
-        entry = _local.get(key)
-        if entry is not None and entry["generation"] == recent:
-            request._story_entry = entry
-            return entry
     got = cache.get_many([key, gen_key])
     current, entry = got.get(gen_key), got.get(key)
-    if current is not None and settings.PAGE_LOCAL_TTL:
-        remember_generation("lists", current)
     if entry is not None and current is not None and entry["generation"] == current:
         request._story_entry = entry
-        if settings.PAGE_LOCAL_TTL:
-            _local[key] = entry
-            _local.move_to_end(key)
-            while len(_local) > LOCAL_ENTRIES:
-                _local.popitem(last=False)
         return entry
     request._story_generation = current if current is not None else generation("lists")
     return None

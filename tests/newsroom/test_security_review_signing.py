@@ -5,7 +5,7 @@ methods are never signed."""
 import pytest
 
 from newsroom.infra.signing import messages
-from public.views import story as story_views
+from public.views import copies
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def stored(monkeypatch):
 
     monkeypatch.setattr(messages, "cache", Counting())
     messages._local.clear()
-    story_views._local.clear()
+    copies.clear()
     return keys
 
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from newsroom.infra.signing import messages
 from public.management.commands import verify_story
-from public.views import story as story_views
+from public.views import copies
 from tests.signatures import in_process_site
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +95,7 @@ def test_a_saved_copy_linking_elsewhere_than_http_names_no_url(tmp_path, link, h
 def test_an_address_typed_on_the_command_line_is_fetched_as_given(monkeypatch, settings, demo):
     """The person running the command may check a site on this machine (a staging copy)."""
     settings.SITE_URL = "http://127.0.0.1"
-    story_views._local.clear()
+    copies.clear()
     messages._local.clear()
     monkeypatch.setattr(
         verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=in_process_site))

@@ -7,7 +7,7 @@ import pytest
 
 from newsroom.infra import pagecache
 from newsroom.infra.signing import messages
-from public.views import story as story_views
+from public.views import copies
 from tests.signatures import InvalidSignature, verify_response
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +17,11 @@ RENDERINGS = ["", "index.json", "index.md", "index.txt"]
 
 @pytest.fixture(autouse=True)
 def fresh_state():
-    story_views._local.clear()
+    copies.clear()
     pagecache._recent.clear()
     messages._local.clear()
     yield
-    story_views._local.clear()
+    copies.clear()
     messages._local.clear()
 
 

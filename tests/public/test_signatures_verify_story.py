@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from newsroom.infra.signing import messages
 from newsroom.infra.signing.keys import PublicKey
 from public.management.commands import verify_story
-from public.views import story as story_views
+from public.views import copies
 from stories import actions
 from tests.signatures import in_process_site, seed_of, x_of
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def the_site_over_http(monkeypatch, settings):
     """The command's HTTP client talks to this site, in process, at http://testserver."""
     settings.SITE_URL = "http://testserver"
-    story_views._local.clear()
+    copies.clear()
     messages._local.clear()
     monkeypatch.setattr(
         verify_story, "http_client", lambda: httpx.Client(transport=httpx.WSGITransport(app=in_process_site))

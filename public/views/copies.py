@@ -1,0 +1,115 @@
+"""Per-worker copies of warm story renderings, complete with their headers.
+
+A warm story page is the same bytes for every reader until the ``lists`` generation moves
+(``newsroom.infra.pagecache``: every change that can alter a story page moves it, whichever
+process makes the change). So each worker keeps, for the renderings it served lately, the
+finished answer of the signed view: body, ``Content-Type``, ``ETag``, ``Last-Modified``,
+``Link``, ``Cache-Control``, ``Vary`` and the signature headers, together with the
+generation read before it was made. A request whose copy was made under the current
+generation gets that copy: one read of the generation (one SQLite statement on the
+default disk cache, one Redis ``GET``, or none within ``PAGE_LOCAL_TTL``) and no
+unpickling, hashing or header building. A command in another process moves the
+generation, so the next request anywhere takes the full path and makes a new copy.
+
+Only plain reads are answered from a copy: a GET or HEAD without a query string and
+without a conditional header (those take the full path, which answers 304 and 412 as
+before), on a host ``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard
+cannot fill the table), with the signing key the copy was signed with. The table is a
+bounded LRU, so memory stays flat whatever the crawl.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from functools import wraps
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.http import HttpResponse
+
+from newsroom.infra.pagecache import recent_generation, remember_generation, stored_generation
+from newsroom.infra.signing import keyring
+
+COPIES = 256
+CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
+
+# (path, Host header, https) -> (generation, signing key id, headers, body)
+_copies: OrderedDict[tuple, tuple] = OrderedDict()
+_lock = threading.Lock()  # gthread workers share the table
+_named_hosts: dict[tuple, frozenset] = {}
+
+
+def clear() -> None:
+    with _lock:
+        _copies.clear()
+
+
+def _clear_on_change(**kwargs) -> None:
+    clear()
+    _named_hosts.clear()
+
+
+setting_changed.connect(_clear_on_change)
+
+
+def _current_generation() -> str | None:
+    """The ``lists`` generation now: as read within ``PAGE_LOCAL_TTL``, else from the cache
+    (made when missing; None when the cache keeps nothing, so no copy is kept)."""
+    value = recent_generation("lists") if settings.PAGE_LOCAL_TTL else None
+    if value is None:
+        value = stored_generation("lists")
+        if value is not None and settings.PAGE_LOCAL_TTL:
+            remember_generation("lists", value)
+    return value
+
+
+def _named(host: str) -> bool:
+    """Whether ``host`` (``request.get_host()``, port and all) is one ``ALLOWED_HOSTS`` names literally."""
+    allowed = settings.ALLOWED_HOSTS
+    names = _named_hosts.get(tuple(allowed))
+    if names is None:
+        names = frozenset(h.lower() for h in allowed if "*" not in h and not h.startswith("."))
+        _named_hosts[tuple(allowed)] = names
+    name = host if host.endswith("]") else host.rsplit(":", 1)[0]
+    return name.lower() in names
+
+
+def kept(view):
+    """Answer plain reads of ``view`` (a story rendering, signed or not) from this worker's
+    copy while the ``lists`` generation it was made under is current."""
+    is_signed = getattr(view, "signed", False)
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        meta = request.META
+        if (
+            request.method not in ("GET", "HEAD")
+            or meta.get("QUERY_STRING")
+            or any(name in meta for name in CONDITIONAL)
+        ):
+            return view(request, *args, **kwargs)
+        current = _current_generation()
+        keyid = keyring().keyid if is_signed else ""
+        # The signature covers the URI asked for: host (as validated) and scheme are the key's.
+        key = (request.path_info, request.get_host(), request.is_secure())
+        copy = _copies.get(key)
+        if copy is not None and current is not None and copy[0] == current and copy[1] == keyid:
+            return HttpResponse(copy[3], headers=copy[2])
+        response = view(request, *args, **kwargs)
+        if (
+            current is not None
+            and request.method == "GET"
+            and response.status_code == 200
+            and not response.streaming
+            and not response.cookies
+            and _named(key[1])
+        ):
+            with _lock:
+                _copies[key] = (current, keyid, dict(response.items()), response.content)
+                _copies.move_to_end(key)
+                while len(_copies) > COPIES:
+                    _copies.popitem(last=False)
+        return response
+
+    return wrapped

@@ -1,0 +1,174 @@
+"""Each worker's copies of warm story renderings (public.views.copies): a plain read is
+answered from the copy with the same bytes and headers as the full path, after one read of
+the ``lists`` generation; every change shows on the next request; hostile requests neither
+fill the table nor get another reader's answer."""
+
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.cache import cache
+
+from newsroom.infra import pagecache
+from public.views import copies
+from stories import actions, desk
+
+pytestmark = pytest.mark.django_db
+
+VIEW_HEADERS = (
+    "Content-Type",
+    "ETag",
+    "Last-Modified",
+    "Link",
+    "Cache-Control",
+    "Vary",
+    "Content-Digest",
+    "Signature-Input",
+    "Signature",
+)
+
+
+@pytest.fixture
+def url(demo):
+    return urlsplit(demo.url).path
+
+
+@pytest.fixture
+def cache_reads(monkeypatch):
+    """The keys read from the shared cache, one list per call."""
+    reads = []
+    real_get, real_get_many = cache.get, cache.get_many
+
+    def get(key, *args, **kwargs):
+        reads.append([key])
+        return real_get(key, *args, **kwargs)
+
+    def get_many(keys, *args, **kwargs):
+        reads.append(list(keys))
+        return real_get_many(keys, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "get", get)
+    monkeypatch.setattr(cache, "get_many", get_many)
+    return reads
+
+
+@pytest.mark.parametrize("suffix", ["", "index.json", "index.md", "index.txt", "checks.json"])
+def test_a_warm_read_is_the_full_paths_answer_after_one_generation_read(
+    client, url, suffix, cache_reads, django_assert_num_queries
+):
+    first = client.get(url + suffix)
+    assert first.status_code == 200
+    assert len(copies._copies) == 1
+    cache_reads.clear()
+    with django_assert_num_queries(0):
+        second = client.get(url + suffix)
+    assert cache_reads == [[pagecache.generation_key("lists")]]
+    assert second.status_code == 200
+    assert second.content == first.content
+    for header in VIEW_HEADERS:
+        assert second.get(header) == first.get(header), header
+    # The middleware's headers are the request's own, not the copy's.
+    assert second["X-Request-ID"] != first["X-Request-ID"]
+    assert "Content-Security-Policy" in second and "X-Content-Type-Options" in second
+
+
+def test_a_change_shows_on_the_next_request_and_replaces_the_copy(client, url, seed_doc):
+    old = client.get(url)
+    client.get(url)
+    actions.import_story(desk.validate(dict(seed_doc, headline="A headline after the copy")), restore=True)
+    new = client.get(url)
+    assert b"A headline after the copy" in new.content
+    assert new["ETag"] != old["ETag"] and new["Signature"] != old["Signature"]
+    again = client.get(url)
+    assert again.content == new.content and again["ETag"] == new["ETag"]
+
+
+def test_a_generation_moved_by_another_process_is_seen(client, url, demo):
+    """Another process's change reaches this one only through the shared cache: moving the
+    generation there (as any action does) is enough to retire every copy."""
+    client.get(url)
+    demo.headline = "Saved by another process"
+    type(demo).objects.filter(pk=demo.pk).update(headline=demo.headline)  # no signal here
+    assert b"Saved by another process" not in client.get(url).content  # the copy, as before
+    cache.set(pagecache.generation_key("lists"), "9999999999.000001", None)
+    assert client.get(url).status_code == 200  # the full path, under the new generation
+    key = next(iter(copies._copies))
+    assert copies._copies[key][0] == "9999999999.000001"
+
+
+def test_an_unpublished_story_is_not_served_from_a_copy(client, url, demo):
+    from stories.actions import unpublish_story
+
+    client.get(url)
+    assert client.get(url).status_code == 200
+    unpublish_story(story=demo, reason="withdrawn")
+    assert client.get(url).status_code == 404
+
+
+def test_conditional_requests_take_the_full_path(client, url):
+    first = client.get(url)
+    client.get(url)
+    response = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert response.status_code == 304
+    assert response["ETag"] == first["ETag"] and "Signature" not in response
+    response = client.get(url, HTTP_IF_MATCH='"not-this-one"')
+    assert response.status_code == 412
+    response = client.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert response.status_code == 304
+
+
+def test_a_query_string_is_neither_kept_nor_served_from_a_copy(client, url):
+    first = client.get(url)
+    with_query = client.get(url + "?x=1")
+    assert with_query.status_code == 200 and with_query.content == first.content
+    assert list(copies._copies) == [(url, "testserver", False)]
+    # The signature covers the URI asked for: the copy of the plain URL is not reused.
+    assert with_query["Signature"] != first["Signature"]
+
+
+def test_hosts_under_a_wildcard_keep_no_copies(client, url, settings):
+    settings.ALLOWED_HOSTS = ["*"]
+    for i in range(20):
+        response = client.get(url, HTTP_HOST=f"h{i}.attacker.example")
+        assert response.status_code == 200
+    assert copies._copies == {}
+
+
+def test_each_named_host_and_scheme_has_its_own_signed_copy(client, url, settings):
+    settings.ALLOWED_HOSTS = ["news.example", "www.news.example"]
+    a = client.get(url, HTTP_HOST="news.example")
+    b = client.get(url, HTTP_HOST="www.news.example")
+    c = client.get(url, HTTP_HOST="news.example", secure=True)
+    assert len(copies._copies) == 3
+    assert client.get(url, HTTP_HOST="www.news.example")["Signature"] == b["Signature"]
+    assert client.get(url, HTTP_HOST="news.example", secure=True)["Signature"] == c["Signature"]
+    assert a["Signature"] != b["Signature"] != c["Signature"]
+
+
+def test_unsafe_methods_are_refused_as_before(client, url):
+    client.get(url)
+    assert client.post(url).status_code in (403, 405)
+    assert client.put(url).status_code in (403, 405)
+    head = client.head(url)
+    assert head.status_code == 200 and head.content == b""
+
+
+def test_a_new_signing_key_retires_the_copies(client, url, settings):
+    first = client.get(url)
+    client.get(url)
+    settings.SIGNING_KEY = "r" * 43
+    second = client.get(url)
+    assert second.content == first.content
+    assert second["Signature-Input"] != first["Signature-Input"]
+
+
+def test_the_table_is_bounded(client, url, settings, monkeypatch):
+    monkeypatch.setattr(copies, "COPIES", 3)
+    for suffix in ("", "index.json", "index.md", "index.txt", "checks.json"):
+        assert client.get(url + suffix).status_code == 200
+    assert len(copies._copies) == 3
+    assert [key[0] for key in copies._copies] == [url + "index.md", url + "index.txt", url + "checks.json"]
+
+
+def test_a_missing_page_keeps_no_copy(client, demo):
+    assert client.get("/stories/2026-10-16/no-such-story/").status_code == 404
+    assert copies._copies == {}
