@@ -17,6 +17,8 @@ urlpatterns = [
 
 # Health probes (answered by HealthCheckMiddleware; routed for reverse()).
 urlpatterns += [path("", include("newsroom.infra.health_urls"))]
-# The benchmark floor (404 unless BENCH_FLOOR=1) resolves first: a route late in the list
-# pays for every failed include before it, which would flatter the pages measured against it.
+# Story renderings resolve first (a route late in the list pays for every failed include
+# before it), then the benchmark floor (404 unless BENCH_FLOOR=1), which would otherwise be
+# flattered against the pages measured with it.
 urlpatterns.insert(0, path("bench/", include("newsroom.infra.bench_urls")))
+urlpatterns.insert(0, path("stories/", include("public.story_urls")))

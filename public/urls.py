@@ -1,21 +1,12 @@
-"""Everything readers get: story pages and renderings, lists, feeds, sitemaps, sources."""
+"""Everything readers get but a story's own renderings (``public.story_urls``): lists, feeds,
+sitemaps, sources, site pages."""
 
 from django.urls import path
 
-from newsroom.infra.signing import signed
-
 from . import feeds, sitemaps
-from .views import copies, manifest, policies, site, story
-
-story_url = "stories/<str:date>/<slug:slug>/"
-# Every rendering of a story: each worker answers plain reads from its copy while current.
+from .views import manifest, policies, site, story
 
 urlpatterns = [
-    path(story_url, copies.kept(signed(story.story_detail)), name="story-detail"),
-    path(story_url + "index.json", copies.kept(signed(story.story_json)), name="story-json"),
-    path(story_url + "index.md", copies.kept(signed(story.story_markdown)), name="story-markdown"),
-    path(story_url + "index.txt", copies.kept(signed(story.story_text)), name="story-text"),
-    path(story_url + "checks.json", copies.kept(story.story_checks), name="story-checks"),
     path("corrections/", story.corrections, name="corrections"),
     path("search/", story.search, name="search"),
     path("feed.atom", feeds.atom_feed, name="feed-atom"),

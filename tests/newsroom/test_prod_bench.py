@@ -26,9 +26,21 @@ def test_the_floor_refuses_a_bad_size(client, settings, value):
     assert response.status_code == 400
 
 
-def test_the_floor_resolves_without_trying_other_routes():
+def test_the_floor_resolves_after_the_story_routes_alone():
     # Trying (and failing) other routes first costs time the pages measured against the
-    # floor would not pay, flattering their ratio.
+    # floor would not pay, flattering their ratio: only the story routes, which resolve
+    # first of all, come before it.
     from django.urls import resolve
 
-    assert len(resolve("/bench/floor").tried) == 1
+    tried = resolve("/bench/floor").tried
+    assert len(tried) == 2
+    assert str(tried[0][0].pattern) == "stories/"
+
+
+def test_story_renderings_resolve_first():
+    from django.urls import resolve
+
+    for suffix in ("", "index.json", "index.md", "index.txt", "checks.json"):
+        tried = resolve("/stories/2026-10-16/agent-training-stack/" + suffix).tried
+        # Only the story routes themselves are tried, inside the first include.
+        assert all(str(path[0].pattern) == "stories/" for path in tried), suffix
