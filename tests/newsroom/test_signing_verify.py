@@ -51,6 +51,13 @@ def test_hostile_headers_fail_with_a_reason(signature_input, signature, digest):
         verify(headers=headers, body=b'{"id": "81"}', target_uri=URI, keys=_keys())
 
 
+@pytest.mark.parametrize("signature", ["sig1=?", "sig1=?x", "sig1=:YQ==:;a=?", "sig1=?2"])
+def test_a_boolean_without_its_digit_fails_with_a_reason(signature):
+    headers = _signed() | {"signature": signature}
+    with pytest.raises(VerificationFailed, match="bad boolean"):
+        verify(headers=headers, body=b'{"id": "81"}', target_uri=URI, keys=_keys())
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(min_value=0, max_value=400), st.text(max_size=20))
 def test_a_damaged_signature_input_fails_with_a_reason(cut, junk):

@@ -84,8 +84,11 @@ class _Parser:
             except binascii.Error:
                 self.fail("bad base64")
         if c == "?":
+            value = self.text[self.i + 1 : self.i + 2]
+            if value not in ("0", "1"):
+                self.fail("bad boolean")
             self.i += 2
-            return self.text[self.i - 1] == "1"
+            return value == "1"
         if c == "-" or c.isdigit():
             return int(self.match(_INTEGER))
         return self.match(_TOKEN)
