@@ -14,13 +14,16 @@ generation, so the next request anywhere takes the full path and makes a new cop
 Only reads are answered from a copy: a GET or HEAD without a query string (a conditional
 one gets the 304 or 412 the full path would give, from the copy's validators), on a host
 ``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard
-cannot fill the table), with the signing key the copy was signed with. The table is a
-bounded LRU, so memory stays flat whatever the crawl.
+cannot fill the table), with the signing key the copy was signed with. A copy lives at most as long as the shared
+entry (``PAGE_TTL``: a change that moves no generation, a bulk update bypassing ``save()``,
+is seen as late there as here). The table is a bounded LRU, so memory stays flat whatever
+the crawl.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from functools import wraps
 from typing import NamedTuple
@@ -31,7 +34,7 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
-from newsroom.infra.pagecache import recent_generation, remember_generation, stored_generation
+from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_generation, stored_generation
 from newsroom.infra.signing import keyring
 
 COPIES = 256
@@ -44,6 +47,7 @@ class _Copy(NamedTuple):
     headers: dict[str, str]
     body: bytes
     last_modified: int | None  # the Last-Modified header as a timestamp, for conditionals
+    made_at: float  # time.monotonic(): a copy lives no longer than the shared entry (PAGE_TTL)
 
 
 # (path, host, https) -> the copy
@@ -120,7 +124,13 @@ def kept(view):
         # The signature covers the URI asked for: host (as validated) and scheme are the key's.
         key = (request.path_info, request.get_host(), request.is_secure())
         copy = _copies.get(key)
-        if copy is not None and current is not None and copy.generation == current and copy.keyid == keyid:
+        if (
+            copy is not None
+            and current is not None
+            and copy.generation == current
+            and copy.keyid == keyid
+            and time.monotonic() - copy.made_at < PAGE_TTL
+        ):
             if any(name in meta for name in CONDITIONAL):
                 answer = _conditional(request, copy)
                 if answer is not None:
@@ -137,9 +147,8 @@ def kept(view):
         ):
             headers = dict(response.items())
             modified = headers.get("Last-Modified")
-            copy = _Copy(
-                current, keyid, headers, response.content, parse_http_date_safe(modified) if modified else None
-            )
+            last_modified = parse_http_date_safe(modified) if modified else None
+            copy = _Copy(current, keyid, headers, response.content, last_modified, time.monotonic())
             with _lock:
                 _copies[key] = copy
                 _copies.move_to_end(key)

@@ -197,3 +197,20 @@ def test_the_table_is_bounded(client, url, settings, monkeypatch):
 def test_a_missing_page_keeps_no_copy(client, demo):
     assert client.get("/stories/2026-10-16/no-such-story/").status_code == 404
     assert copies._copies == {}
+
+
+def test_a_copy_lives_no_longer_than_the_shared_entry(client, url, monkeypatch):
+    import time
+
+    first = client.get(url)
+    client.get(url)
+    later = time.monotonic() + pagecache.PAGE_TTL + 1
+    monkeypatch.setattr(copies.time, "monotonic", lambda: later)
+    cache.delete(f"page:story-url:{pagecache.CODE_VERSION}:html:2026-10-16:agent-training-stack")
+    reads = []
+    real = cache.get_many
+    monkeypatch.setattr(cache, "get_many", lambda keys, *a, **k: reads.append(keys) or real(keys, *a, **k))
+    again = client.get(url)
+    assert reads  # the full path was taken
+    assert again.content == first.content
+    assert copies._copies[(url, "testserver", False)].made_at == later
