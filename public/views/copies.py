@@ -11,31 +11,47 @@ default disk cache, one Redis ``GET``, or none within ``PAGE_LOCAL_TTL``) and no
 unpickling, hashing or header building. A command in another process moves the
 generation, so the next request anywhere takes the full path and makes a new copy.
 
-Only plain reads are answered from a copy: a GET or HEAD without a query string and
-without a conditional header (those take the full path, which answers 304 and 412 as
-before), on a host ``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard
-cannot fill the table), with the signing key the copy was signed with. The table is a
-bounded LRU, so memory stays flat whatever the crawl.
+Only reads are answered from a copy: a GET or HEAD without a query string (a conditional
+one gets the 304 or 412 the full path would give, from the copy's validators), on a host
+``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard
+cannot fill the table), with the signing key the copy was signed with. A copy lives at most as long as the shared
+entry (``PAGE_TTL``: a change that moves no generation, a bulk update bypassing ``save()``,
+is seen as late there as here). The table is a bounded LRU, so memory stays flat whatever
+the crawl.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from functools import wraps
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.http import HttpResponse
+from django.utils.cache import get_conditional_response
+from django.utils.http import parse_http_date_safe
 
-from newsroom.infra.pagecache import recent_generation, remember_generation, stored_generation
+from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_generation, stored_generation
 from newsroom.infra.signing import keyring
 
 COPIES = 256
 CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
 
-# (path, Host header, https) -> (generation, signing key id, headers, body)
-_copies: OrderedDict[tuple, tuple] = OrderedDict()
+
+class _Copy(NamedTuple):
+    generation: str
+    keyid: str
+    headers: dict[str, str]
+    body: bytes
+    last_modified: int | None  # the Last-Modified header as a timestamp, for conditionals
+    made_at: float  # time.monotonic(): a copy lives no longer than the shared entry (PAGE_TTL)
+
+
+# (path, host, https) -> the copy
+_copies: OrderedDict[tuple, _Copy] = OrderedDict()
 _lock = threading.Lock()  # gthread workers share the table
 _named_hosts: dict[tuple, frozenset] = {}
 
@@ -75,6 +91,24 @@ def _named(host: str) -> bool:
     return name.lower() in names
 
 
+# What the full path's 304 carries (``condition``, the canonical link, ``public``).
+NOT_MODIFIED_HEADERS = ("ETag", "Last-Modified", "Link", "Cache-Control", "Vary")
+
+
+def _conditional(request, copy: _Copy) -> HttpResponse | None:
+    """The answer to a conditional request from the copy's validators, as the full path
+    gives it: a 304 with the validators, canonical link and cache headers, or a 412 with the
+    validators and link; None when the full answer is due."""
+    response = get_conditional_response(request, etag=copy.headers.get("ETag"), last_modified=copy.last_modified)
+    if response is None:
+        return None
+    names = NOT_MODIFIED_HEADERS if response.status_code == 304 else NOT_MODIFIED_HEADERS[:3]
+    for name in names:
+        if name in copy.headers:
+            response[name] = copy.headers[name]
+    return response
+
+
 def kept(view):
     """Answer plain reads of ``view`` (a story rendering, signed or not) from this worker's
     copy while the ``lists`` generation it was made under is current."""
@@ -83,19 +117,25 @@ def kept(view):
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         meta = request.META
-        if (
-            request.method not in ("GET", "HEAD")
-            or meta.get("QUERY_STRING")
-            or any(name in meta for name in CONDITIONAL)
-        ):
+        if request.method not in ("GET", "HEAD") or meta.get("QUERY_STRING"):
             return view(request, *args, **kwargs)
         current = _current_generation()
         keyid = keyring().keyid if is_signed else ""
         # The signature covers the URI asked for: host (as validated) and scheme are the key's.
         key = (request.path_info, request.get_host(), request.is_secure())
         copy = _copies.get(key)
-        if copy is not None and current is not None and copy[0] == current and copy[1] == keyid:
-            return HttpResponse(copy[3], headers=copy[2])
+        if (
+            copy is not None
+            and current is not None
+            and copy.generation == current
+            and copy.keyid == keyid
+            and time.monotonic() - copy.made_at < PAGE_TTL
+        ):
+            if any(name in meta for name in CONDITIONAL):
+                answer = _conditional(request, copy)
+                if answer is not None:
+                    return answer
+            return HttpResponse(copy.body, headers=copy.headers)
         response = view(request, *args, **kwargs)
         if (
             current is not None
@@ -105,8 +145,12 @@ def kept(view):
             and not response.cookies
             and _named(key[1])
         ):
+            headers = dict(response.items())
+            modified = headers.get("Last-Modified")
+            last_modified = parse_http_date_safe(modified) if modified else None
+            copy = _Copy(current, keyid, headers, response.content, last_modified, time.monotonic())
             with _lock:
-                _copies[key] = (current, keyid, dict(response.items()), response.content)
+                _copies[key] = copy
                 _copies.move_to_end(key)
                 while len(_copies) > COPIES:
                     _copies.popitem(last=False)

@@ -104,16 +104,41 @@ def test_an_unpublished_story_is_not_served_from_a_copy(client, url, demo):
     assert client.get(url).status_code == 404
 
 
-def test_conditional_requests_take_the_full_path(client, url):
-    first = client.get(url)
-    client.get(url)
-    response = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
-    assert response.status_code == 304
-    assert response["ETag"] == first["ETag"] and "Signature" not in response
-    response = client.get(url, HTTP_IF_MATCH='"not-this-one"')
-    assert response.status_code == 412
-    response = client.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
-    assert response.status_code == 304
+CONDITIONALS = [
+    ("HTTP_IF_NONE_MATCH", lambda first: first["ETag"], 304),
+    ("HTTP_IF_NONE_MATCH", lambda first: '"another"', 200),
+    ("HTTP_IF_NONE_MATCH", lambda first: "*", 304),
+    ("HTTP_IF_MODIFIED_SINCE", lambda first: first["Last-Modified"], 304),
+    ("HTTP_IF_MODIFIED_SINCE", lambda first: "Thu, 01 Jan 2015 00:00:00 GMT", 200),
+    ("HTTP_IF_MATCH", lambda first: '"not-this-one"', 412),
+    ("HTTP_IF_MATCH", lambda first: first["ETag"], 200),
+    ("HTTP_IF_UNMODIFIED_SINCE", lambda first: "Thu, 01 Jan 2015 00:00:00 GMT", 412),
+]
+
+
+@pytest.mark.parametrize("suffix", ["", "index.json"])
+@pytest.mark.parametrize("header,value,status", CONDITIONALS)
+def test_a_conditional_request_gets_from_the_copy_what_the_full_path_gives(
+    client, url, suffix, header, value, status, cache_reads, django_assert_num_queries
+):
+    first = client.get(url + suffix)
+    asked = {header: value(first)}
+    full = client.get(url + suffix, **asked)  # this worker has a copy: answered from it
+    assert full.status_code == status
+    copies.clear()  # the full path, as a worker without a copy answers
+    reference = client.get(url + suffix, **asked)
+    client.get(url + suffix)
+    cache_reads.clear()
+    with django_assert_num_queries(0):
+        from_copy = client.get(url + suffix, **asked)
+    assert cache_reads == [[pagecache.generation_key("lists")]]
+    for answer in (full, from_copy):
+        assert answer.status_code == reference.status_code == status
+        assert answer.content == reference.content
+        names = {name for name, _ in reference.items()} - {"X-Request-ID"}
+        assert {name for name, _ in answer.items()} - {"X-Request-ID"} == names
+        for name in names:
+            assert answer[name] == reference[name], name
 
 
 def test_a_query_string_is_neither_kept_nor_served_from_a_copy(client, url):
@@ -172,3 +197,20 @@ def test_the_table_is_bounded(client, url, settings, monkeypatch):
 def test_a_missing_page_keeps_no_copy(client, demo):
     assert client.get("/stories/2026-10-16/no-such-story/").status_code == 404
     assert copies._copies == {}
+
+
+def test_a_copy_lives_no_longer_than_the_shared_entry(client, url, monkeypatch):
+    import time
+
+    first = client.get(url)
+    client.get(url)
+    later = time.monotonic() + pagecache.PAGE_TTL + 1
+    monkeypatch.setattr(copies.time, "monotonic", lambda: later)
+    cache.delete(f"page:story-url:{pagecache.CODE_VERSION}:html:2026-10-16:agent-training-stack")
+    reads = []
+    real = cache.get_many
+    monkeypatch.setattr(cache, "get_many", lambda keys, *a, **k: reads.append(keys) or real(keys, *a, **k))
+    again = client.get(url)
+    assert reads  # the full path was taken
+    assert again.content == first.content
+    assert copies._copies[(url, "testserver", False)].made_at == later
