@@ -35,7 +35,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
 from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_generation, stored_generation
-from newsroom.infra.signing import keyring
+from newsroom.infra.signing import keyring, named_host
 
 COPIES = 256
 CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
@@ -53,7 +53,6 @@ class _Copy(NamedTuple):
 # (path, host, https) -> the copy
 _copies: OrderedDict[tuple, _Copy] = OrderedDict()
 _lock = threading.Lock()  # gthread workers share the table
-_named_hosts: dict[tuple, frozenset] = {}
 
 
 def clear() -> None:
@@ -63,7 +62,6 @@ def clear() -> None:
 
 def _clear_on_change(**kwargs) -> None:
     clear()
-    _named_hosts.clear()
 
 
 setting_changed.connect(_clear_on_change)
@@ -78,17 +76,6 @@ def _current_generation() -> str | None:
         if value is not None and settings.PAGE_LOCAL_TTL:
             remember_generation("lists", value)
     return value
-
-
-def _named(host: str) -> bool:
-    """Whether ``host`` (``request.get_host()``, port and all) is one ``ALLOWED_HOSTS`` names literally."""
-    allowed = settings.ALLOWED_HOSTS
-    names = _named_hosts.get(tuple(allowed))
-    if names is None:
-        names = frozenset(h.lower() for h in allowed if "*" not in h and not h.startswith("."))
-        _named_hosts[tuple(allowed)] = names
-    name = host if host.endswith("]") else host.rsplit(":", 1)[0]
-    return name.lower() in names
 
 
 # What the full path's 304 carries (``condition``, the canonical link, ``public``).
@@ -143,7 +130,7 @@ def kept(view):
             and response.status_code == 200
             and not response.streaming
             and not response.cookies
-            and _named(key[1])
+            and named_host(key[1])
         ):
             headers = dict(response.items())
             modified = headers.get("Last-Modified")

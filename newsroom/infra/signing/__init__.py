@@ -3,13 +3,14 @@ RFC 9530 digest (``messages``), the response decorator and the key directory (``
 
 from .keys import keyring, require_key, thumbprint
 from .messages import content_digest, response_headers, sign_request
-from .views import DIRECTORY_TYPE, directory, sign_response, signed
+from .views import DIRECTORY_TYPE, directory, named_host, sign_response, signed
 
 __all__ = [
     "DIRECTORY_TYPE",
     "content_digest",
     "directory",
     "keyring",
+    "named_host",
     "require_key",
     "response_headers",
     "sign_request",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from functools import wraps
 
@@ -41,8 +42,19 @@ def sign_response(request, response):
 
 
 def _named_host(request) -> bool:
-    host = request.get_host().rsplit(":", 1)[0] if not request.get_host().endswith("]") else request.get_host()
-    return host.lower() in {h.lower() for h in settings.ALLOWED_HOSTS if "*" not in h and not h.startswith(".")}
+    return named_host(request.get_host())
+
+
+def named_host(host: str) -> bool:
+    """Whether ``host`` (as ``request.get_host()`` gives it, port and all) is one that
+    ``ALLOWED_HOSTS`` names literally, not through a wildcard."""
+    name = host if host.endswith("]") else host.rsplit(":", 1)[0]
+    return name.lower() in _literal_hosts(tuple(settings.ALLOWED_HOSTS))
+
+
+@functools.lru_cache(maxsize=8)
+def _literal_hosts(allowed: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(h.lower() for h in allowed if "*" not in h and not h.startswith("."))
 
 
 def signed(view):
