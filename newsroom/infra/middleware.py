@@ -235,6 +235,10 @@ class SessionStackMiddleware:
     every POST, PUT, PATCH and DELETE, and the login throttle sees every login), and any request
     under a prefix in ``settings.SESSION_PATHS`` (the admin, the API with its browser session).
 
+    A GET or HEAD under a prefix in ``settings.SESSION_KEYED_PATHS`` (the API) that carries an
+    ``Authorization`` header and no cookie skips it too: a partner's key is its credential,
+    and with no cookie there is no session, CSRF token, user or message to read.
+
     A GET or HEAD for a public page skips it: those pages are the same for every reader (they
     are cached for anonymous readers), set no cookie and read no user, session or message, so
     the stack would only cost time. Every security header is set outside it (``SecurityMiddleware``,
@@ -247,6 +251,7 @@ class SessionStackMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
         self.prefixes = tuple(settings.SESSION_PATHS)
+        self.keyed = tuple(getattr(settings, "SESSION_KEYED_PATHS", ()))
         handler, self._view_hooks = get_response, []
         for path in reversed(settings.SESSION_STACK):
             middleware = import_string(path)(handler)
@@ -256,8 +261,12 @@ class SessionStackMiddleware:
         self.with_stack = handler
 
     def __call__(self, request):
-        if request.method in _SAFE_METHODS and not request.path_info.startswith(self.prefixes):
-            return self.get_response(request)
+        if request.method in _SAFE_METHODS:
+            path, meta = request.path_info, request.META
+            if not path.startswith(self.prefixes) or (
+                path.startswith(self.keyed) and "HTTP_AUTHORIZATION" in meta and not meta.get("HTTP_COOKIE")
+            ):
+                return self.get_response(request)
         request._session_stack = True
         return self.with_stack(request)
 

@@ -88,6 +88,29 @@ def test_the_api_keeps_the_browser_session(client, editor):
     assert response.wsgi_request.user == editor
 
 
+def test_a_keyed_api_read_without_cookies_skips_the_stack_and_is_answered(client, demo, read_key):
+    _, plaintext = read_key
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {plaintext}"}
+    for _ in range(2):  # the full path, then the stored answer
+        response = client.get("/api/v1/stories/", **auth)
+        assert response.status_code == 200 and response.json()["results"]
+        assert not hasattr(response.wsgi_request, "session") and not response.cookies
+        for header in SECURITY_HEADERS:
+            assert response[header], header
+    refused = client.get("/api/v1/stories/", HTTP_AUTHORIZATION="Bearer not-a-key")
+    assert refused.status_code == 401
+
+
+def test_a_keyed_api_request_with_a_cookie_or_unsafe_keeps_the_stack(client, demo, read_key, editor):
+    _, plaintext = read_key
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {plaintext}"}
+    client.force_login(editor)  # a cookie: the stack runs, as for any browser
+    response = client.get("/api/v1/stories/", **auth)
+    assert response.status_code == 200 and hasattr(response.wsgi_request, "session")
+    posted = Client().post("/api/v1/stories/", {}, **auth)
+    assert hasattr(posted.wsgi_request, "session")  # every unsafe request keeps the stack
+
+
 def test_the_session_stack_check_passes_with_the_settings():
     assert session_stack_check() == []
 
