@@ -13,11 +13,11 @@ generation, so the next request anywhere takes the full path and makes a new cop
 
 Only reads are answered from a copy: a GET or HEAD without a query string (a conditional
 one gets the 304 or 412 the full path would give, from the copy's validators), on a host
-``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard
-cannot fill the table), with the signing key the copy was signed with. A copy lives at most as long as the shared
-entry (``PAGE_TTL``: a change that moves no generation, a bulk update bypassing ``save()``,
-is seen as late there as here). The table is a bounded LRU, so memory stays flat whatever
-the crawl.
+``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard cannot fill the
+table), with the signing key the copy was signed with. A copy lives at most as long as the
+shared entry (``PAGE_TTL``: a change that moves no generation, a bulk update bypassing
+``save()``, is seen as late there as here). The table is an LRU bounded in entries
+(``COPIES``) and in body bytes (``COPIES_BYTES``), so memory stays flat whatever the crawl.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_gener
 from newsroom.infra.signing import keyring, named_host
 
 COPIES = 256
+COPIES_BYTES = 32 * 1024 * 1024
 CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
 
 
@@ -53,11 +54,14 @@ class _Copy(NamedTuple):
 # (path, host, https) -> the copy
 _copies: OrderedDict[tuple, _Copy] = OrderedDict()
 _lock = threading.Lock()  # gthread workers share the table
+_bytes = 0  # the bodies' bytes in the table
 
 
 def clear() -> None:
+    global _bytes
     with _lock:
         _copies.clear()
+        _bytes = 0
 
 
 def _clear_on_change(**kwargs) -> None:
@@ -76,6 +80,20 @@ def _current_generation() -> str | None:
         if value is not None and settings.PAGE_LOCAL_TTL:
             remember_generation("lists", value)
     return value
+
+
+def _keep(key: tuple, copy: _Copy) -> None:
+    global _bytes
+    with _lock:
+        old = _copies.pop(key, None)
+        _bytes -= len(old.body) if old is not None else 0
+        if len(copy.body) > COPIES_BYTES:
+            return
+        _copies[key] = copy
+        _bytes += len(copy.body)
+        while len(_copies) > COPIES or _bytes > COPIES_BYTES:
+            _, evicted = _copies.popitem(last=False)
+            _bytes -= len(evicted.body)
 
 
 # What the full path's 304 carries (``condition``, the canonical link, ``public``).
@@ -136,11 +154,7 @@ def kept(view):
             modified = headers.get("Last-Modified")
             last_modified = parse_http_date_safe(modified) if modified else None
             copy = _Copy(current, keyid, headers, response.content, last_modified, time.monotonic())
-            with _lock:
-                _copies[key] = copy
-                _copies.move_to_end(key)
-                while len(_copies) > COPIES:
-                    _copies.popitem(last=False)
+            _keep(key, copy)
         return response
 
     return wrapped

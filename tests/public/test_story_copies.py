@@ -194,6 +194,20 @@ def test_the_table_is_bounded(client, url, settings, monkeypatch):
     assert [key[0] for key in copies._copies] == [url + "index.md", url + "index.txt", url + "checks.json"]
 
 
+def test_the_table_is_bounded_in_bytes_too(client, url, monkeypatch):
+    sizes = {suffix: len(client.get(url + suffix).content) for suffix in ("", "index.json", "index.md")}
+    copies.clear()
+    monkeypatch.setattr(copies, "COPIES_BYTES", sizes[""] + sizes["index.json"])
+    for suffix in ("", "index.json", "index.md"):
+        assert client.get(url + suffix).status_code == 200
+    assert sizes["index.md"] <= sizes[""]  # so the oldest copy, the page, is the one to go
+    assert [key[0] for key in copies._copies] == [url + "index.json", url + "index.md"]
+    assert copies._bytes == sum(len(c.body) for c in copies._copies.values()) <= copies.COPIES_BYTES
+    monkeypatch.setattr(copies, "COPIES_BYTES", 10)  # a body larger than the budget is not kept
+    client.get(url + "index.txt")
+    assert (url + "index.txt", "testserver", False) not in copies._copies
+
+
 def test_a_missing_page_keeps_no_copy(client, demo):
     assert client.get("/stories/2026-10-16/no-such-story/").status_code == 404
     assert copies._copies == {}
