@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from django.db.models import OuterRef, Subquery
 
@@ -27,6 +28,8 @@ from newsroom.models import SiteProfile
 from stories import desk
 from stories.models import AuditEntry, Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
 from stories.models.records import LIVE_ACTIONS, LIVE_ENTRIES
+
+from .prepared import Prepared, padded
 
 
 @dataclass
@@ -76,45 +79,99 @@ def story_row(story):
     return story.story if isinstance(story, StoryDoc) else story
 
 
+# The list's queries, compiled once per database and list length (``prepared``): building
+# their SQL cost Django more than running them. ``\x1f`` marks the samples apart from real values.
+STORIES = Prepared(
+    lambda ids: Story.objects.published().filter(pk__in=ids).select_related("newsroom", "beat", "created_by"),
+    ["\x1fstory"],
+)
+
+
+def _newest_live_entries(ids):
+    """Each story's newest live entry (``live_entries_prefetch``'s first, the one
+    ``stories.publication`` reads): the older ones are neither read nor decoded."""
+    newest = (
+        AuditEntry.objects.filter(story=OuterRef("story"), action__in=LIVE_ACTIONS)
+        .order_by("-created_at", "-id")
+        .values("pk")[:1]
+    )
+    return live_entries_prefetch().queryset.filter(story_id__in=ids, pk=Subquery(newest))
+
+
+NEWEST_LIVE_ENTRIES = Prepared(_newest_live_entries, ["\x1fstory"])
+REVISIONS = Prepared(
+    lambda ids, versions: Revision.objects.filter(story_id__in=ids, version__in=versions).values_list(
+        "story_id", "version", "data"
+    ),
+    ["\x1fstory"],
+    [987_654_321],
+)
+PARAGRAPHS = Prepared(
+    lambda ids: (
+        Paragraph.objects.filter(section__story_id__in=ids)
+        .order_by("section__story_id", "section__position", "section__id", "position", "id")
+        .values_list("section__story_id", "markdown")
+    ),
+    ["\x1fstory"],
+)
+FACTS = Prepared(
+    lambda ids: (
+        KeyFact.objects.filter(story_id__in=ids)
+        .order_by("story_id", "position", "id")
+        .values_list("story_id", "text", "declared_self_reported")
+    ),
+    ["\x1fstory"],
+)
+CORRECTIONS = Prepared(
+    lambda ids: (
+        Correction.objects.filter(story_id__in=ids)
+        .order_by("corrected_at", "id")
+        .values_list("story_id", "corrected_at", "kind", "text")
+    ),
+    ["\x1fstory"],
+)
+CLAIMS = Prepared(
+    lambda ids: Claim.objects.filter(id__in=ids).values_list("id", "has_text", "self_reported"), ["\x1fclaim"]
+)
+MANIFESTS = Prepared(
+    lambda ids: Manifest.objects.filter(id__in=ids).values_list(
+        "id", "title", "publisher__name", "source_url", "published_date"
+    ),
+    ["\x1fmanifest"],
+)
+
+
 def load(story_ids: list[str], one: bool = False) -> list:
     """For ``stories.cache.representations``: the published stories ``story_ids``, each a
     ``StoryDoc`` when its revision matches its rows, else loaded with everything. A story
     not published is left out."""
-    ids = list(story_ids)
-    stories = list(Story.objects.published().filter(pk__in=ids).select_related("newsroom", "beat", "created_by"))
+    stories = STORIES.objects(padded(dict.fromkeys(story_ids)))
     if not stories:
         return []
-    ids = [s.id for s in stories]
-    _newest_live_entries(stories)
+    ids = padded(s.id for s in stories)
+    entries = {}
+    for entry in NEWEST_LIVE_ENTRIES.objects(ids):
+        entries[entry.story_id] = entry
+    for story in stories:  # as the prefetch leaves them, but for the older entries
+        entry = entries.get(story.id)
+        if entry is not None:
+            Story.audit_entries.rel.field.set_cached_value(entry, story)
+        setattr(story, LIVE_ENTRIES, [entry] if entry is not None else [])
     wanted = {(s.id, s.version) for s in stories}
     revisions = {
         story_id: data
-        for story_id, version, data in Revision.objects.filter(
-            story_id__in=ids, version__in={v for _, v in wanted}
-        ).values_list("story_id", "version", "data")
+        for story_id, version, data in REVISIONS.values(ids, padded(sorted({v for _, v in wanted})))
         if (story_id, version) in wanted
     }
     paragraphs = defaultdict(list)
-    for story_id, markdown in (
-        Paragraph.objects.filter(section__story_id__in=ids)
-        .order_by("section__story_id", "section__position", "section__id", "position", "id")
-        .values_list("section__story_id", "markdown")
-    ):
+    for story_id, markdown in PARAGRAPHS.values(ids):
         paragraphs[story_id].append(markdown)
     facts = defaultdict(list)
-    for story_id, text, declared in (
-        KeyFact.objects.filter(story_id__in=ids)
-        .order_by("story_id", "position", "id")
-        .values_list("story_id", "text", "declared_self_reported")
-    ):
+    for story_id, text, declared in FACTS.values(ids):
         facts[story_id].append((text, declared))
     corrections = defaultdict(list)
-    for c in (
-        Correction.objects.filter(story_id__in=ids)
-        .order_by("corrected_at", "id")
-        .only("story_id", "corrected_at", "kind", "text")
-    ):
-        corrections[c.story_id].append(desk.correction_fields(c))
+    for story_id, at, kind, text in CORRECTIONS.values(ids):
+        corrections[story_id].append(desk.correction_fields(SimpleNamespace(corrected_at=at, kind=kind, text=text)))
 
     docs, fallback = {}, []
     for story in stories:
@@ -134,17 +191,12 @@ def load(story_ids: list[str], one: bool = False) -> list:
     flags = {}
     claim_ids = {cid for _, _, claims in docs.values() for cid in claims}
     if claim_ids:
-        for cid, has_text, self_reported in Claim.objects.filter(id__in=claim_ids).values_list(
-            "id", "has_text", "self_reported"
-        ):
+        for cid, has_text, self_reported in CLAIMS.values(padded(claim_ids)):
             flags[cid] = self_reported if has_text else None
     manifest_ids = {mid for _, cited, _ in docs.values() for mid in cited}
     manifests = {}
     if manifest_ids:
-        rows = Manifest.objects.filter(id__in=manifest_ids).values_list(
-            "id", "title", "publisher__name", "source_url", "published_date"
-        )
-        manifests = {row[0]: desk.ManifestInfo(*row) for row in rows}
+        manifests = {row[0]: desk.ManifestInfo(*row) for row in MANIFESTS.values(padded(manifest_ids))}
 
     loaded = {}
     if fallback:
@@ -164,23 +216,6 @@ def load(story_ids: list[str], one: bool = False) -> list:
         elif story.id in loaded:
             out.append(loaded[story.id])
     return out
-
-
-def _newest_live_entries(stories: list[Story]) -> None:
-    """Each story's newest live entry (``live_entries_prefetch``'s first, the one
-    ``stories.publication`` reads), in one query, as if prefetched: the older ones are
-    neither read nor decoded."""
-    newest = (
-        AuditEntry.objects.filter(story=OuterRef("story"), action__in=LIVE_ACTIONS)
-        .order_by("-created_at", "-id")
-        .values("pk")[:1]
-    )
-    entries = {
-        e.story_id: e
-        for e in live_entries_prefetch().queryset.filter(story_id__in=[s.id for s in stories], pk=Subquery(newest))
-    }
-    for story in stories:
-        setattr(story, LIVE_ENTRIES, [entries[story.id]] if story.id in entries else [])
 
 
 def _matches(data: dict, paragraphs: list[str], facts: list[tuple[str, bool | None]]) -> bool:
