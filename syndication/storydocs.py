@@ -180,7 +180,7 @@ def load(story_ids: list[str], one: bool = False) -> list:
             fallback.append(story.id)
             continue
         fields = _fields(story, data, facts[story.id], corrections[story.id])
-        own = [c for _, c in desk.iter_cites(fields)]
+        own = list(desk.all_cites(fields))
         # Each story's cited manifests and claims, in citing order.
         docs[story.id] = (
             fields,

@@ -69,8 +69,17 @@ def iter_cites(doc: dict):
                 yield f"sections[{i}].paragraphs[{j}].cites[{k}]", cite
 
 
+def all_cites(doc: dict):
+    """Every cite, in ``iter_cites``'s order, without its path."""
+    for fact in doc["key_facts"]:
+        yield from fact["cites"]
+    for section in doc["sections"]:
+        for para in section["paragraphs"]:
+            yield from para["cites"]
+
+
 def cited_manifest_ids(doc: dict) -> list[str]:
-    return list(dict.fromkeys(cite["manifest_id"] for _, cite in iter_cites(doc)))
+    return list(dict.fromkeys(cite["manifest_id"] for cite in all_cites(doc)))
 
 
 def story_url(edition: str, slug: str) -> str:
@@ -88,9 +97,18 @@ def reversed_url(name: str, *args: str) -> str:
     prefix with stand-in arguments (a story list reverses three URLs a story). Arguments
     with any character ``reverse`` might quote or a converter might refuse are reversed
     as before."""
+    return _reversed(_where(), name, args)
+
+
+def _where() -> tuple[str, str]:
+    """What ``reverse`` reads besides its arguments: the URLconf and the script prefix."""
+    return get_urlconf() or settings.ROOT_URLCONF, get_script_prefix()
+
+
+def _reversed(where: tuple[str, str], name: str, args: tuple[str, ...]) -> str:
     if not all(_PLAIN_ARG(a) for a in args):
         return reverse(name, args=list(args))
-    key = (name, len(args), get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+    key = (name, len(args), *where)
     parts = _URL_PARTS.get(key, False)
     if parts is False:
         parts = _URL_PARTS[key] = _url_parts(name, len(args))
@@ -218,7 +236,8 @@ def render(
 ) -> dict:
     """The full desk/1 document, in desk/1's key order, from the stored fields ``doc``;
     ``responsibility`` (for the disclosure) says how a stored story was published."""
-    url = story_url(doc["edition"], doc["slug"])
+    where = _where()
+    url = settings.SITE_URL + _reversed(where, "story-detail", (doc["edition"][:10], doc["slug"]))
     cited = cited_manifest_ids(doc)
     known = [manifests[mid] for mid in cited if mid in manifests]
     source_count = len(cited)
@@ -276,8 +295,8 @@ def render(
             "html": url,
             "json": url + "index.json",
             "markdown": url + "index.md",
-            "newsroom": settings.SITE_URL + reversed_url("newsroom-detail", doc["newsroom"]),
-            "edition": settings.SITE_URL + reversed_url("edition-detail", doc["edition"]),
+            "newsroom": settings.SITE_URL + _reversed(where, "newsroom-detail", (doc["newsroom"],)),
+            "edition": settings.SITE_URL + _reversed(where, "edition-detail", (doc["edition"],)),
         },
         "related": [dict(r) for r in doc["related"]],
     }

@@ -82,3 +82,32 @@ def test_a_story_with_no_live_entry_has_none(demo):
     (doc,) = storydocs.load([demo.id])
     assert getattr(storydocs.story_row(doc), LIVE_ENTRIES) == []
     assert publication_of(storydocs.story_row(doc)) is None
+
+
+def test_the_encoding_is_drfs_json_renderers_byte_for_byte():
+    import datetime as dt
+    import decimal
+
+    from rest_framework.renderers import JSONRenderer
+
+    from syndication.renderers import encode
+
+    data = {
+        "text": 'caf\u00e9 \u2028 line \u2029 para "quoted" \\ </script>',
+        "n": [1, 2.5, True, False, None, -0.0],
+        "nested": {"emoji": "\U0001f600", "empty": {}, "list": []},
+        "when": dt.datetime(2026, 10, 16, 0, 39, 10, tzinfo=dt.UTC),
+        "date": dt.date(2026, 10, 16),
+        "amount": decimal.Decimal("1.50"),
+    }
+    for value in (data, [data, data], "plain", 3, []):
+        assert encode(value) == JSONRenderer().render(value, None, {})
+    assert encode(None) == JSONRenderer().render(None, None, {}) == b""
+    with pytest.raises(ValueError):
+        encode({"nan": float("nan")})
+
+
+def test_all_cites_are_iter_cites_without_their_paths(seed_doc):
+    cites = list(derive.all_cites(seed_doc))
+    assert cites and cites == [c for _, c in derive.iter_cites(seed_doc)]
+    assert all(a is b for a, (_, b) in zip(cites, derive.iter_cites(seed_doc), strict=True))
