@@ -44,8 +44,8 @@ class Prepared:
         base, sql, slots = got
         flat = [v for a, n in zip(args, shape, strict=True) for v in (a if n is not None else (a,))]
         params = list(base.prepared_params)
-        for position, index, as_text in slots:
-            params[position] = str(flat[index]) if as_text else flat[index]
+        for position, index, kind in slots:
+            params[position] = flat[index] if kind is None else kind(flat[index])
         compiler = copy.copy(base)
         compiler.connection = connections[key[0]]
         params = tuple(params)
@@ -70,12 +70,9 @@ class Prepared:
         flat = [v for s, n in zip(samples, shape, strict=True) for v in (s if n is not None else (s,))]
         slots = []
         for index, value in enumerate(flat):
-            # A backend may pass a value as text (a date on SQLite): it is passed so again.
-            found = [
-                (p, type(got) is not type(value))
-                for p, got in enumerate(params)
-                if (type(got) is type(value) and got == value) or (isinstance(got, str) and got == str(value))
-            ]
+            # A backend may pass a value as text (a date on SQLite), or wrapped in a type of
+            # its own (an integer as ``Int4`` with psycopg): it is passed so again.
+            found = [(p, kind) for p, got in enumerate(params) if (kind := _passed_as(got, value)) is not False]
             if len(found) != 1:
                 return False
             slots.append((found[0][0], index, found[0][1]))
@@ -123,6 +120,19 @@ class Prepared:
                 setattr(obj, name, row[position])
             out.append(obj)
         return out
+
+
+def _passed_as(got, value):
+    """How the compiled parameter ``got`` passes the sample ``value``: None as it is, ``str``
+    as text, a subclass of its type (psycopg's ``Int4``) wrapped so; False when it is
+    another value."""
+    if type(got) is type(value) and got == value:
+        return None
+    if isinstance(got, str) and got == str(value):
+        return str
+    if isinstance(got, type(value)) and not isinstance(value, bool) and got == value:
+        return type(got)
+    return False
 
 
 def padded(values) -> list:

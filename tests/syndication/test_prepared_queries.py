@@ -113,3 +113,21 @@ def test_the_lists_queries_read_what_their_querysets_read_for_padded_ids(stories
         assert storydocs.PARAGRAPHS.values(padded(chosen)) == list(storydocs.PARAGRAPHS.build(chosen))
         assert storydocs.FACTS.values(padded(chosen)) == list(storydocs.FACTS.build(chosen))
         assert storydocs.CORRECTIONS.values(padded(chosen)) == list(storydocs.CORRECTIONS.build(chosen))
+
+
+def test_integers_are_compiled_once_whichever_way_the_backend_passes_them(stories):
+    from stories.models import Revision
+
+    def revisions(ids, versions):
+        return Revision.objects.filter(story_id__in=ids, version__in=versions).values_list("story_id", "version")
+
+    build, calls = counting(revisions)
+    query = Prepared(build, ["\x1fstory"], [987_654_321])
+    ids = [s.id for s in stories]
+    versions = sorted({s.version for s in stories})
+    for _ in range(3):
+        got = query.values(padded(ids), padded(versions))
+        assert sorted(got) == sorted(revisions(ids, versions)) and got
+    assert query.values(padded(ids), [10_000]) == []
+    assert all(got is not False for got in query.compiled.values())
+    assert all(all(v.startswith("\x1fstory") for v in args[0]) for args in calls)
