@@ -233,13 +233,9 @@ def _fields(story: Story, data: dict, facts: list, corrections: list) -> dict:
                 for f, (_, declared) in zip(data["key_facts"], facts, strict=True)
             ],
             "images": data["images"],
-            "sections": [
-                {
-                    "heading": s["heading"],
-                    "paragraphs": [{"markdown": p["markdown"], "cites": p["cites"]} for p in s["paragraphs"]],
-                }
-                for s in data["sections"]
-            ],
+            # As the revision holds them (a heading, paragraphs of Markdown and cites): the
+            # rendering reads those and copies them.
+            "sections": data["sections"],
             "corrections": corrections,
             "related": data["related"],
         },

@@ -111,3 +111,40 @@ def test_all_cites_are_iter_cites_without_their_paths(seed_doc):
     cites = list(derive.all_cites(seed_doc))
     assert cites and cites == [c for _, c in derive.iter_cites(seed_doc)]
     assert all(a is b for a, (_, b) in zip(cites, derive.iter_cites(seed_doc), strict=True))
+
+
+def test_run_these_manifests_is_a_copy_sharing_nothing_with_the_profile():
+    import copy
+
+    from newsroom.models import SiteProfile, _fill
+
+    profile = SiteProfile.load()
+    profile.run_these_manifests = {**profile.run_these_manifests, "extra": [{"n": 1, "x": [1.5, None, True]}]}
+    before = copy.deepcopy(profile.run_these_manifests)
+    ids = ["m-one", "m-two"]
+    got = profile.run_these_manifests_for(ids)
+    base = copy.deepcopy(before)
+    expected = {k: base.pop(k) for k in ("title", "summary") if k in base}
+    expected["manifest_ids"] = ids
+    expected.update(base)
+    template = base.get("request", {}).get("url_template", "")
+    expected["commands"] = {
+        "one": _fill(profile.command_one, url=template.replace("{manifest_id}", ids[0])),
+        "all": _fill(profile.command_all, ids=" ".join(ids), url_var=template.replace("{manifest_id}", "$id")),
+    }
+    assert got == expected and list(got) == list(expected)
+
+    def containers(value):
+        if isinstance(value, dict):
+            yield value
+            for v in value.values():
+                yield from containers(v)
+        elif isinstance(value, list):
+            yield value
+            for v in value:
+                yield from containers(v)
+
+    theirs = {id(c) for c in containers(profile.run_these_manifests)}
+    assert not theirs & {id(c) for c in containers(got)}
+    got["extra"][0]["x"].append("changed")
+    assert profile.run_these_manifests == before
