@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 
 from manifests.models import Claim, Manifest
 from newsroom.models import SiteProfile
@@ -99,12 +99,13 @@ def _newest_live_entries(ids):
 
 
 NEWEST_LIVE_ENTRIES = Prepared(_newest_live_entries, ["\x1fstory"])
+# Each story's revision of its current version only (not every revision of each story at
+# any of the page's versions): the others would be decoded for nothing.
 REVISIONS = Prepared(
-    lambda ids, versions: Revision.objects.filter(story_id__in=ids, version__in=versions).values_list(
+    lambda ids: Revision.objects.filter(story_id__in=ids, version=F("story__version")).values_list(
         "story_id", "version", "data"
     ),
     ["\x1fstory"],
-    [987_654_321],
 )
 PARAGRAPHS = Prepared(
     lambda ids: (
@@ -158,11 +159,7 @@ def load(story_ids: list[str], one: bool = False) -> list:
             Story.audit_entries.rel.field.set_cached_value(entry, story)
         setattr(story, LIVE_ENTRIES, [entry] if entry is not None else [])
     wanted = {(s.id, s.version) for s in stories}
-    revisions = {
-        story_id: data
-        for story_id, version, data in REVISIONS.values(ids, padded(sorted({v for _, v in wanted})))
-        if (story_id, version) in wanted
-    }
+    revisions = {story_id: data for story_id, version, data in REVISIONS.values(ids) if (story_id, version) in wanted}
     paragraphs = defaultdict(list)
     for story_id, markdown in PARAGRAPHS.values(ids):
         paragraphs[story_id].append(markdown)

@@ -148,3 +148,26 @@ def test_run_these_manifests_is_a_copy_sharing_nothing_with_the_profile():
     assert not theirs & {id(c) for c in containers(got)}
     got["extra"][0]["x"].append("changed")
     assert profile.run_these_manifests == before
+
+
+def test_only_each_storys_current_revision_is_read(demo, seed_doc, editor):
+    from stories.models import Revision
+    from syndication.prepared import padded
+    from tests.public.helpers import import_seed_story
+
+    other = import_seed_story(seed_doc, id="903", slug="still-at-its-first-version")
+    for text in ("A first published change.", "A second published change."):
+        draft = drafts.start_changes(story=Story.objects.get(pk=demo.id), user=editor)
+        paragraph = Paragraph.objects.filter(section__story=draft).order_by("section__position", "position").first()
+        paragraph.markdown = text
+        actions.save_story(story=draft, user=editor, write=paragraph.save)
+        drafts.publish_changes(draft=draft, user=editor, override_reason="an editor's reason")
+    stories = {s.id: s for s in Story.objects.filter(pk__in=[demo.id, other.id])}
+    assert Revision.objects.filter(story_id=demo.id).count() > 1
+    assert Revision.objects.filter(story_id=demo.id, version=stories[other.id].version).exists()
+    rows = storydocs.REVISIONS.values(padded([demo.id, other.id]))
+    assert sorted((story_id, version) for story_id, version, _ in rows) == sorted(
+        (s.id, s.version) for s in stories.values()
+    )
+    assert len(storydocs.load([demo.id, other.id])) == 2
+    assert all(isinstance(d, storydocs.StoryDoc) for d in storydocs.load([demo.id, other.id]))
