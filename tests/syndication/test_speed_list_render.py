@@ -171,3 +171,65 @@ def test_only_each_storys_current_revision_is_read(demo, seed_doc, editor):
     )
     assert len(storydocs.load([demo.id, other.id])) == 2
     assert all(isinstance(d, storydocs.StoryDoc) for d in storydocs.load([demo.id, other.id]))
+
+
+USED = ("key_facts", "images", "sections", "related")
+
+
+def parts_or_none_agree(doc_text: str) -> dict | None:
+    """``revision_parts`` either declines or reads what ``json.loads`` reads."""
+    import json
+
+    got = storydocs.revision_parts(doc_text)
+    if got is not None:
+        whole = json.loads(doc_text)
+        assert got == {k: whole[k] for k in USED}
+        assert list(got["sections"]) == list(whole["sections"])
+    return got
+
+
+def test_a_revisions_used_parts_are_read_as_json_loads_reads_them(demo):
+    import json
+
+    from stories.models import Revision
+
+    text = json.dumps(Revision.objects.get(story_id=demo.id, version=demo.version).data, ensure_ascii=False)
+    assert parts_or_none_agree(text) is not None
+
+
+def test_a_revision_laid_out_otherwise_is_read_whole(demo):
+    import json
+
+    from stories.models import Revision
+
+    data = Revision.objects.get(story_id=demo.id, version=demo.version).data
+    fake = [{"text": "not the key facts", "cites": []}]
+
+    def dumped(d, **kw):
+        return json.dumps(d, ensure_ascii=False, **kw)
+
+    def first(extra: dict) -> dict:
+        return {**extra, **data}
+
+    cases = {
+        # keys named so inside other members, before and after the document's own
+        "nested before": dumped(first({"x": {"key_facts": fake, "related": fake}})),
+        "nested after": dumped({**data, "reuse": {"related": fake, "key_facts": fake}}),
+        "nested in sponsor": dumped({**data, "sponsor": {"related": fake}}),
+        "quoted key": dumped(first({'a"key_facts': fake})),
+        "in a string": dumped({**data, "headline": 'say "key_facts": [] and "related": []'}),
+        "compact": dumped(data, separators=(",", ":")),
+        "other order": dumped({k: data[k] for k in reversed(list(data))}),
+        "related first": dumped({"related": data["related"], **{k: v for k, v in data.items() if k != "related"}}),
+        "no related": dumped({k: v for k, v in data.items() if k != "related"}),
+        "indented": dumped(data, indent=2),
+    }
+    declined = set()
+    for name, text in cases.items():
+        try:
+            if parts_or_none_agree(text) is None:
+                declined.add(name)
+        except KeyError:
+            declined.add(name)  # json.loads has no such key either: the document falls back as before
+    assert {"nested after", "quoted key", "compact", "other order", "related first", "no related"} <= declined
+    assert "in a string" not in declined
