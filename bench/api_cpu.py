@@ -8,6 +8,7 @@ so that figures taken on a busy machine still compare.
     SECRET_KEY=... DEBUG=0 CACHE_URL=dummycache:// python bench/api_cpu.py list   # cold list of 50
     python bench/api_cpu.py floor       # the bare framework's view returning FLOOR_BYTES (14,416)
 
+``PROFILE=cumulative`` (or ``tottime``) prints the profile of the ``n`` requests instead.
 ``API_RATE`` is raised out of the way as the peers benchmark does (``bench/api_peers.py``).
 """
 
@@ -91,6 +92,15 @@ def main(what: str, n: int) -> None:
 
     for _ in range(min(20, n)):  # warm: the key, the stored answer, imports
         size = once()
+    if os.environ.get("PROFILE"):  # cProfile the requests instead of timing them
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: [once() for _ in range(n)])
+        stats = pstats.Stats(profiler).sort_stats(os.environ["PROFILE"])
+        stats.print_stats(int(os.environ.get("PROFILE_LINES", "40")))
+        return
     times = []
     for _ in range(n):
         t = time.process_time()

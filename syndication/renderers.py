@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from rest_framework.compat import LONG_SEPARATORS, SHORT_SEPARATORS
 from rest_framework.renderers import JSONRenderer
 
 from stories.cache import Rendered, representations
@@ -20,11 +21,20 @@ API_CODE_VERSION = "api-3"
 DESK, NINJS = "desk", "ninjs"
 
 _renderer = JSONRenderer()
+# The encoder ``JSONRenderer.render`` makes for each call (``json.dumps`` with its class and
+# options, unindented), made once.
+_encoder = _renderer.encoder_class(
+    ensure_ascii=_renderer.ensure_ascii,
+    allow_nan=not _renderer.strict,
+    separators=SHORT_SEPARATORS if _renderer.compact else LONG_SEPARATORS,
+)
 
 
 def encode(data) -> bytes:
     """``data`` as the API's JSON renderer writes it (compact, UTF-8, U+2028/9 escaped)."""
-    return _renderer.render(data, None, {})
+    if data is None:
+        return b""
+    return _encoder.encode(data).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
 
 
 class Encoded:

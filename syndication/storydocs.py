@@ -17,13 +17,20 @@ differ, is loaded with everything (``with_everything()``) and exported from its 
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass
+from types import SimpleNamespace
+
+from django.db.models import ExpressionWrapper, F, OuterRef, Subquery, TextField
 
 from manifests.models import Claim, Manifest
 from newsroom.models import SiteProfile
 from stories import desk
-from stories.models import Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
+from stories.models import AuditEntry, Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
+from stories.models.records import LIVE_ACTIONS, LIVE_ENTRIES
+
+from .prepared import Prepared, padded
 
 
 @dataclass
@@ -73,49 +80,100 @@ def story_row(story):
     return story.story if isinstance(story, StoryDoc) else story
 
 
+# The list's queries, compiled once per database and list length (``prepared``): building
+# their SQL cost Django more than running them. ``\x1f`` marks the samples apart from real values.
+STORIES = Prepared(
+    lambda ids: Story.objects.published().filter(pk__in=ids).select_related("newsroom", "beat", "created_by"),
+    ["\x1fstory"],
+)
+
+
+def _newest_live_entries(ids):
+    """Each story's newest live entry (``live_entries_prefetch``'s first, the one
+    ``stories.publication`` reads): the older ones are neither read nor decoded."""
+    newest = (
+        AuditEntry.objects.filter(story=OuterRef("story"), action__in=LIVE_ACTIONS)
+        .order_by("-created_at", "-id")
+        .values("pk")[:1]
+    )
+    return live_entries_prefetch().queryset.filter(story_id__in=ids, pk=Subquery(newest))
+
+
+NEWEST_LIVE_ENTRIES = Prepared(_newest_live_entries, ["\x1fstory"])
+# Each story's revision of its current version only (not every revision of each story at
+# any of the page's versions), as its JSON text (``revision_parts`` decodes what is used).
+REVISIONS = Prepared(
+    lambda ids: Revision.objects.filter(story_id__in=ids, version=F("story__version")).values_list(
+        "story_id", "version", ExpressionWrapper(F("data"), output_field=TextField())
+    ),
+    ["\x1fstory"],
+)
+PARAGRAPHS = Prepared(
+    lambda ids: (
+        Paragraph.objects.filter(section__story_id__in=ids)
+        .order_by("section__story_id", "section__position", "section__id", "position", "id")
+        .values_list("section__story_id", "markdown")
+    ),
+    ["\x1fstory"],
+)
+FACTS = Prepared(
+    lambda ids: (
+        KeyFact.objects.filter(story_id__in=ids)
+        .order_by("story_id", "position", "id")
+        .values_list("story_id", "text", "declared_self_reported")
+    ),
+    ["\x1fstory"],
+)
+CORRECTIONS = Prepared(
+    lambda ids: (
+        Correction.objects.filter(story_id__in=ids)
+        .order_by("corrected_at", "id")
+        .values_list("story_id", "corrected_at", "kind", "text")
+    ),
+    ["\x1fstory"],
+)
+CLAIMS = Prepared(
+    lambda ids: Claim.objects.filter(id__in=ids).values_list("id", "has_text", "self_reported"), ["\x1fclaim"]
+)
+MANIFESTS = Prepared(
+    lambda ids: Manifest.objects.filter(id__in=ids).values_list(
+        "id", "title", "publisher__name", "source_url", "published_date"
+    ),
+    ["\x1fmanifest"],
+)
+
+
 def load(story_ids: list[str], one: bool = False) -> list:
     """For ``stories.cache.representations``: the published stories ``story_ids``, each a
     ``StoryDoc`` when its revision matches its rows, else loaded with everything. A story
     not published is left out."""
-    ids = list(story_ids)
-    stories = list(
-        Story.objects.published()
-        .filter(pk__in=ids)
-        .select_related("newsroom", "beat", "created_by")
-        .prefetch_related(live_entries_prefetch())
-    )
+    stories = STORIES.objects(padded(dict.fromkeys(story_ids)))
     if not stories:
         return []
-    ids = [s.id for s in stories]
+    ids = padded(s.id for s in stories)
+    entries = {}
+    for entry in NEWEST_LIVE_ENTRIES.objects(ids):
+        entries[entry.story_id] = entry
+    for story in stories:  # as the prefetch leaves them, but for the older entries
+        entry = entries.get(story.id)
+        if entry is not None:
+            Story.audit_entries.rel.field.set_cached_value(entry, story)
+        setattr(story, LIVE_ENTRIES, [entry] if entry is not None else [])
     wanted = {(s.id, s.version) for s in stories}
     revisions = {
-        story_id: data
-        for story_id, version, data in Revision.objects.filter(
-            story_id__in=ids, version__in={v for _, v in wanted}
-        ).values_list("story_id", "version", "data")
+        story_id: revision_parts(text) or json.loads(text)
+        for story_id, version, text in REVISIONS.values(ids)
         if (story_id, version) in wanted
     }
     paragraphs = defaultdict(list)
-    for story_id, markdown in (
-        Paragraph.objects.filter(section__story_id__in=ids)
-        .order_by("section__story_id", "section__position", "section__id", "position", "id")
-        .values_list("section__story_id", "markdown")
-    ):
+    for story_id, markdown in PARAGRAPHS.values(ids):
         paragraphs[story_id].append(markdown)
     facts = defaultdict(list)
-    for story_id, text, declared in (
-        KeyFact.objects.filter(story_id__in=ids)
-        .order_by("story_id", "position", "id")
-        .values_list("story_id", "text", "declared_self_reported")
-    ):
+    for story_id, text, declared in FACTS.values(ids):
         facts[story_id].append((text, declared))
     corrections = defaultdict(list)
-    for c in (
-        Correction.objects.filter(story_id__in=ids)
-        .order_by("corrected_at", "id")
-        .only("story_id", "corrected_at", "kind", "text")
-    ):
-        corrections[c.story_id].append(desk.correction_fields(c))
+    for story_id, at, kind, text in CORRECTIONS.values(ids):
+        corrections[story_id].append(desk.correction_fields(SimpleNamespace(corrected_at=at, kind=kind, text=text)))
 
     docs, fallback = {}, []
     for story in stories:
@@ -124,7 +182,7 @@ def load(story_ids: list[str], one: bool = False) -> list:
             fallback.append(story.id)
             continue
         fields = _fields(story, data, facts[story.id], corrections[story.id])
-        own = [c for _, c in desk.iter_cites(fields)]
+        own = list(desk.all_cites(fields))
         # Each story's cited manifests and claims, in citing order.
         docs[story.id] = (
             fields,
@@ -135,17 +193,12 @@ def load(story_ids: list[str], one: bool = False) -> list:
     flags = {}
     claim_ids = {cid for _, _, claims in docs.values() for cid in claims}
     if claim_ids:
-        for cid, has_text, self_reported in Claim.objects.filter(id__in=claim_ids).values_list(
-            "id", "has_text", "self_reported"
-        ):
+        for cid, has_text, self_reported in CLAIMS.values(padded(claim_ids)):
             flags[cid] = self_reported if has_text else None
     manifest_ids = {mid for _, cited, _ in docs.values() for mid in cited}
     manifests = {}
     if manifest_ids:
-        rows = Manifest.objects.filter(id__in=manifest_ids).values_list(
-            "id", "title", "publisher__name", "source_url", "published_date"
-        )
-        manifests = {row[0]: desk.ManifestInfo(*row) for row in rows}
+        manifests = {row[0]: desk.ManifestInfo(*row) for row in MANIFESTS.values(padded(manifest_ids))}
 
     loaded = {}
     if fallback:
@@ -167,6 +220,36 @@ def load(story_ids: list[str], one: bool = False) -> list:
     return out
 
 
+_DECODER = json.JSONDecoder()
+
+
+def revision_parts(text: str) -> dict | None:
+    """A revision's ``key_facts``, ``images``, ``sections`` and ``related`` (all the
+    documents read of it) from its JSON text as ``OrderedJSONField`` writes desk/1, decoding
+    about two thirds of it (not its derived fields); None when the text is not laid out so,
+    for ``json.loads`` to read whole. Each key is found as a member of the document itself:
+    the members before ``key_facts`` make a complete object, ``images`` and ``sections``
+    follow it, and the members after ``related`` close the document."""
+    try:
+        at = text.find('"key_facts": ')
+        if at < 2 or text[at - 2 : at] != ", ":
+            return None
+        json.loads(text[:at] + '"_": 0}')
+        out, end = {}, at
+        for key, sep in (("key_facts", '"key_facts": '), ("images", ', "images": '), ("sections", ', "sections": ')):
+            if not text.startswith(sep, end):
+                return None
+            out[key], end = _DECODER.raw_decode(text, end + len(sep))
+        at = text.rfind('"related": ')
+        if at < end or text[at - 2 : at] != ", ":
+            return None
+        out["related"], end = _DECODER.raw_decode(text, at + len('"related": '))
+        json.loads('{"_": 0' + text[end:])
+    except ValueError:
+        return None
+    return out
+
+
 def _matches(data: dict, paragraphs: list[str], facts: list[tuple[str, bool | None]]) -> bool:
     return [p["markdown"] for s in data["sections"] for p in s["paragraphs"]] == paragraphs and [
         f["text"] for f in data["key_facts"]
@@ -182,13 +265,9 @@ def _fields(story: Story, data: dict, facts: list, corrections: list) -> dict:
                 for f, (_, declared) in zip(data["key_facts"], facts, strict=True)
             ],
             "images": data["images"],
-            "sections": [
-                {
-                    "heading": s["heading"],
-                    "paragraphs": [{"markdown": p["markdown"], "cites": p["cites"]} for p in s["paragraphs"]],
-                }
-                for s in data["sections"]
-            ],
+            # As the revision holds them (a heading, paragraphs of Markdown and cites): the
+            # rendering reads those and copies them.
+            "sections": data["sections"],
             "corrections": corrections,
             "related": data["related"],
         },

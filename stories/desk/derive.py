@@ -8,10 +8,11 @@ expect. Nothing here queries the database.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.urls import reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 
 from manifests.models import Manifest
 from newsroom.models import SiteProfile
@@ -68,12 +69,72 @@ def iter_cites(doc: dict):
                 yield f"sections[{i}].paragraphs[{j}].cites[{k}]", cite
 
 
+def all_cites(doc: dict):
+    """Every cite, in ``iter_cites``'s order, without its path."""
+    for fact in doc["key_facts"]:
+        yield from fact["cites"]
+    for section in doc["sections"]:
+        for para in section["paragraphs"]:
+            yield from para["cites"]
+
+
 def cited_manifest_ids(doc: dict) -> list[str]:
-    return list(dict.fromkeys(cite["manifest_id"] for _, cite in iter_cites(doc)))
+    return list(dict.fromkeys(cite["manifest_id"] for cite in all_cites(doc)))
 
 
 def story_url(edition: str, slug: str) -> str:
-    return settings.SITE_URL + reverse("story-detail", args=[edition[:10], slug])
+    return settings.SITE_URL + reversed_url("story-detail", edition[:10], slug)
+
+
+# Arguments that every path converter in use (``str``, ``slug``) takes as they are and that
+# ``reverse`` writes unquoted.
+_PLAIN_ARG = re.compile(r"[-A-Za-z0-9_]+").fullmatch
+_URL_PARTS: dict[tuple, tuple[str, ...] | None] = {}
+
+
+def reversed_url(name: str, *args: str) -> str:
+    """``reverse(name, args=args)``, from the pattern reversed once per URLconf and script
+    prefix with stand-in arguments (a story list reverses three URLs a story). Arguments
+    with any character ``reverse`` might quote or a converter might refuse are reversed
+    as before."""
+    return _reversed(_where(), name, args)
+
+
+def _where() -> tuple[str, str]:
+    """What ``reverse`` reads besides its arguments: the URLconf and the script prefix."""
+    return get_urlconf() or settings.ROOT_URLCONF, get_script_prefix()
+
+
+def _reversed(where: tuple[str, str], name: str, args: tuple[str, ...]) -> str:
+    if not all(_PLAIN_ARG(a) for a in args):
+        return reverse(name, args=list(args))
+    key = (name, len(args), *where)
+    parts = _URL_PARTS.get(key, False)
+    if parts is False:
+        parts = _URL_PARTS[key] = _url_parts(name, len(args))
+    if parts is None:
+        return reverse(name, args=list(args))
+    out = [parts[0]]
+    for arg, part in zip(args, parts[1:], strict=True):
+        out += (arg, part)
+    return "".join(out)
+
+
+def _url_parts(name: str, count: int) -> tuple[str, ...] | None:
+    """The reversed URL of ``name`` split around its ``count`` arguments, or None when it
+    cannot be (no such pattern for stand-ins, or a stand-in not found once in order)."""
+    samples = [f"zq{i}standin" for i in range(count)]
+    try:
+        url = reverse(name, args=samples)
+    except NoReverseMatch:
+        return None
+    parts = []
+    for sample in samples:
+        if url.count(sample) != 1:
+            return None
+        head, _, url = url.partition(sample)
+        parts.append(head)
+    return (*parts, url)
 
 
 def format_time(value: dt.datetime | None) -> str | None:
@@ -175,7 +236,8 @@ def render(
 ) -> dict:
     """The full desk/1 document, in desk/1's key order, from the stored fields ``doc``;
     ``responsibility`` (for the disclosure) says how a stored story was published."""
-    url = story_url(doc["edition"], doc["slug"])
+    where = _where()
+    url = settings.SITE_URL + _reversed(where, "story-detail", (doc["edition"][:10], doc["slug"]))
     cited = cited_manifest_ids(doc)
     known = [manifests[mid] for mid in cited if mid in manifests]
     source_count = len(cited)
@@ -233,8 +295,8 @@ def render(
             "html": url,
             "json": url + "index.json",
             "markdown": url + "index.md",
-            "newsroom": settings.SITE_URL + reverse("newsroom-detail", args=[doc["newsroom"]]),
-            "edition": settings.SITE_URL + reverse("edition-detail", args=[doc["edition"]]),
+            "newsroom": settings.SITE_URL + _reversed(where, "newsroom-detail", (doc["newsroom"],)),
+            "edition": settings.SITE_URL + _reversed(where, "edition-detail", (doc["edition"],)),
         },
         "related": [dict(r) for r in doc["related"]],
     }
