@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from stories.text import STOPWORDS, stem, stemmed
+from stories.text import STOPWORDS, content_word, stem
 
 from .lexicon import lexicon
 
@@ -56,7 +56,21 @@ def _is_content(word: str) -> bool:
 
 
 def _content(words: list[str]) -> frozenset:
-    return frozenset(stemmed(w) for w in words if _is_content(w))
+    # ``content_word`` keeps what ``_is_content`` keeps, stemmed, and is None for the rest
+    content = set(map(content_word, words))
+    content.discard(None)
+    return frozenset(content)
+
+
+_FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
+
+
+@lru_cache(maxsize=1)
+def _marked() -> frozenset:
+    """Tokens the second pass of ``_read`` does anything with, besides words ending in n't
+    and the lexicon's terms."""
+    lex = lexicon()
+    return lex.negation_before_to | lex.negation | {"not", "nor", "zero", "0"}
 
 
 def _window(tokens: list[str], start: int, step: int) -> list[str]:
@@ -93,6 +107,8 @@ def _read(tokens: list[str]) -> Clause:
     contrast_nots: set[int] = set()
     n = len(tokens)
     for i, tok in enumerate(tokens):
+        if tok not in _FRAME_CUES:
+            continue
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok == "not" and i > 0 and tokens[i - 1] == ",":  # "X, not Y"
             f = _frame(CONTRAST, _window(tokens, i - 2, -1), _window(tokens, i + 1, 1), ", not")
@@ -132,7 +148,10 @@ def _read(tokens: list[str]) -> Clause:
                         if f:
                             clause.frames.append(f)
                     break
+    marked, terms = _marked(), lex.terms
     for i, tok in enumerate(tokens):
+        if tok not in marked and tok not in terms and not tok.endswith(("n't", "n’t")):
+            continue  # an ordinary word or punctuation: nothing below applies to it
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok in lex.negation_before_to and nxt == "to":
             clause.negations.append(f"{tok} to")
