@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from stories.text import STOPWORDS, content_word, stem
 
@@ -178,8 +179,9 @@ def _split(tokens: list[str]) -> list[list[str]]:
     """Clauses end at ; and : and at a comma before a conjunction ("…, and …", "…, while …")."""
     conj = lexicon().clause_conjunctions
     out, current = [], []
-    for i, tok in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if not _PUNCT.intersection(tokens):
+        return [tokens] if tokens else []
+    for tok, nxt in zip(tokens, [*tokens[1:], ""]):
         if tok in (";", ":") or (tok == "," and nxt in conj):
             if current:
                 out.append(current)
@@ -205,11 +207,7 @@ def _cached_clauses(sentence: str) -> tuple[Clause, ...]:
 
 
 def _clauses(sentence: str) -> tuple[Clause, ...]:
-    tokens = []
-    for m in _TOKEN.finditer(sentence.lower()):
-        tokens.append(m.group(0))
-        if len(tokens) >= MAX_TOKENS:
-            break
+    tokens = [m[0] for m in islice(_TOKEN.finditer(sentence.lower()), MAX_TOKENS)]
     return tuple(_read(part) for part in _split(tokens))
 
 
