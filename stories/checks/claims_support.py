@@ -81,11 +81,11 @@ CACHED_TEXT = 2000  # longer texts are read each time: a hostile story must not 
 
 
 def reading(text: str) -> Reading:
-    """``text``'s ``Reading``; the last few thousand texts' are kept (a bounded cache)."""
+    """``text``'s ``Reading``; the last thousand texts' are kept (a bounded cache)."""
     return _cached_reading(text) if len(text) <= CACHED_TEXT else Reading(text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # a story's claims and sentences, and the sources its batch cites
 def _cached_reading(text: str) -> Reading:
     return Reading(text)
 
