@@ -7,8 +7,13 @@ neither: it reads only a document's wording and cites.
 
 from __future__ import annotations
 
+import hashlib
+
 from stories import minhash
 from stories.text import plain, words
+
+MEMO_SIZE = 2048  # signatures kept by text digest: more than a bulk import's batch of stories
+_memo: dict[bytes, str] = {}
 
 
 def story_text(doc: dict) -> str:
@@ -28,7 +33,22 @@ def cited_claim_ids(doc: dict) -> list[str]:
 
 def fingerprint_of(doc: dict) -> tuple[str, list[str]]:
     """(MinHash signature, cited claim ids) of a validated desk/1 document."""
-    return minhash.signature(words(story_text(doc))), cited_claim_ids(doc)
+    return text_signature(story_text(doc)), cited_claim_ids(doc)
+
+
+def text_signature(text: str) -> str:
+    """``minhash.signature`` of the text's words, computed once for the same text: a bulk
+    import fingerprints each story as it writes it, and ``not_a_repeat`` fingerprints the
+    published revision, whose text is the same. Kept by the text's digest, at most
+    ``MEMO_SIZE`` of them (then the memo starts over), so memory stays flat."""
+    key = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    sig = _memo.get(key)
+    if sig is None:
+        sig = minhash.signature(words(text))
+        if len(_memo) >= MEMO_SIZE:
+            _memo.clear()
+        _memo[key] = sig
+    return sig
 
 
 def refresh_fingerprint(story, doc: dict):

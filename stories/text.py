@@ -229,13 +229,21 @@ def stemmed(word: str) -> str:
 
 def content_tokens(text: str) -> set[str]:
     """Lowercase, stemmed words that carry meaning (no stopwords)."""
-    out = set()
-    for w in _WORD.findall(text):
-        low = w.lower()
-        if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
-            continue
-        out.add(_norm_word(w))
+    if text.isascii():  # then lowering the text first lowers exactly the words' letters
+        out = {content_word(w) for w in _WORD.findall(text.lower())}
+    else:
+        out = {content_word(w.lower()) for w in _WORD.findall(text)}
+    out.discard(None)
     return out
+
+
+@lru_cache(maxsize=65536)
+def content_word(low: str) -> str | None:
+    """A lowercased word as ``content_tokens`` keeps it (stemmed), or None when it carries
+    no meaning (a stopword, a single letter)."""
+    if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
+        return None
+    return _norm_word(low)
 
 
 def words(text: str) -> list[str]:
@@ -370,7 +378,11 @@ def names(text: str) -> list[str]:
         run_starts_sentence = False
         for m in _TOKEN.finditer(sentence):
             token = m.group(0)
-            if _distinctive_token(token):
+            if token.isalpha() and token.islower():  # an ordinary word: neither test can hold
+                if run:
+                    close_run(run, run_starts_sentence)
+                    run = []
+            elif _distinctive_token(token):
                 close_run(run, run_starts_sentence)
                 run = []
                 found.append(token)
@@ -388,6 +400,8 @@ def names(text: str) -> list[str]:
 def name_key(name: str) -> str:
     """How names are compared: lowercase words separated by single spaces ('LOCA-bench' ->
     'loca bench', 'invisible-technologies-blog' -> 'invisible technologies blog')."""
+    if name.isascii():  # then lowering the text first lowers exactly the words' letters
+        return " ".join(_WORD.findall(name.lower()))
     return " ".join(w.lower() for w in _WORD.findall(name))
 
 

@@ -28,6 +28,8 @@ characters of its sentence, and a unit lists at most ``MAX_UNIT_FINDINGS`` findi
 one that counts the rest (its score still counts every figure and name).
 """
 
+from functools import lru_cache
+
 from django.conf import settings
 
 from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
@@ -45,6 +47,47 @@ MAX_UNIT_FINDINGS = 50
 def excerpt(text: str, limit: int = SENTENCE_EXCERPT) -> str:
     """A sentence, figure or name as a finding quotes it: whole, unless longer than any prose."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Reading:
+    """What the check reads in one text (a claim, a manifest's title or source name, a
+    sentence): its figures, ranges, content words and name key, read once and shared by
+    every unit and sentence that meets the same text (``reading``)."""
+
+    __slots__ = ("_names", "_text", "_word_figures", "figures", "key", "ranges", "tokens")
+
+    def __init__(self, text: str):
+        self._text = text
+        self.figures = tuple(figures(text))
+        self.ranges = tuple(ranges(text))
+        self.tokens = frozenset(content_tokens(text))
+        self.key = name_key(text)
+        self._names = self._word_figures = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(names(self._text))
+        return self._names
+
+    @property
+    def word_figures(self) -> tuple:
+        if self._word_figures is None:
+            self._word_figures = word_figures(self._text)
+        return self._word_figures
+
+
+CACHED_TEXT = 2000  # longer texts are read each time: a hostile story must not fill the cache
+
+
+def reading(text: str) -> Reading:
+    """``text``'s ``Reading``; the last thousand texts' are kept (a bounded cache)."""
+    return _cached_reading(text) if len(text) <= CACHED_TEXT else Reading(text)
+
+
+@lru_cache(maxsize=1024)  # a story's claims and sentences, and the sources its batch cites
+def _cached_reading(text: str) -> Reading:
+    return Reading(text)
 
 
 class Evidence:
@@ -66,11 +109,13 @@ class Evidence:
             ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
         ]
         sources = [part for m in manifests for part in (m.title, m.publisher.name)]
-        self.figures = {canon for text in self.texts + sources for _, canon in figures(text)}
-        self.figures |= {canon for text in self.texts + sources for _, canon in word_figures(text)}
-        self.haystack = " " + " | ".join(name_key(t) for t in self.texts + sources) + " "
-        self.wording = set().union(*(content_tokens(t) for t in self.texts))
-        self.ranges = {(low, high) for text in self.texts for _, low, high in ranges(text)}
+        claim_readings = [reading(text) for text in self.texts]
+        readings = claim_readings + [reading(text) for text in sources]
+        self.figures = {canon for r in readings for _, canon in r.figures}
+        self.figures |= {canon for r in readings for _, canon in r.word_figures}
+        self.haystack = " " + " | ".join(r.key for r in readings) + " "
+        self.wording = set().union(*(r.tokens for r in claim_readings))
+        self.ranges = {(low, high) for r in claim_readings for _, low, high in r.ranges}
 
 
 class ClaimsSupport(Criterion):
@@ -144,7 +189,8 @@ class ClaimsSupport(Criterion):
     def check_sentence(path: str, sentence: str, evidence: Evidence, judge) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence."""
         findings, quoted = [], excerpt(sentence)
-        sentence_figures, sentence_names = figures(sentence), names(sentence)
+        read = reading(sentence)
+        sentence_figures, sentence_names = read.figures, read.names
         for written, canon in sentence_figures:
             if canon not in evidence.figures:
                 written = excerpt(written)
@@ -158,7 +204,7 @@ class ClaimsSupport(Criterion):
                         kind="figure",
                     )
                 )
-        for written, low, high in ranges(sentence):
+        for written, low, high in read.ranges:
             if (high, low) in evidence.ranges and (low, high) not in evidence.ranges:
                 written, low, high = excerpt(written), excerpt(low), excerpt(high)
                 findings.append(
@@ -198,12 +244,12 @@ class ClaimsSupport(Criterion):
                     terms=[word, other],
                 )
             )
-        tokens = content_tokens(sentence)
+        tokens = read.tokens
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
         backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
         n_meaning = 0
         if overlap >= CLAIM_LIKE or sentence_figures or sentence_names:
-            for written, canon in word_figures(sentence):
+            for written, canon in read.word_figures:
                 n_meaning += 1
                 if canon not in evidence.figures:
                     written = excerpt(written)

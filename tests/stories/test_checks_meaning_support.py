@@ -159,3 +159,44 @@ def test_meaning_reading_grows_linearly(unit):
 
     small, large = min(cost(4_000) for _ in range(2)), min(cost(40_000) for _ in range(2))
     assert large < 40 * small + 0.05
+
+
+def _cleared_readings():
+    from stories import text
+    from stories.checks import claims_support
+    from stories.checks.meaning import clauses, judge, numbers
+
+    for cached in (
+        claims_support._cached_reading,
+        clauses._cached_clauses,
+        judge._cached_claim_clauses,
+        numbers._cached_word_figures,
+        text.content_word,
+    ):
+        cached.cache_clear()
+
+
+def test_readings_shared_between_units_and_stories_change_no_rubric(manifests_loaded, seed_doc):
+    """A claim's reading (and a sentence's) is kept across the units and stories that meet
+    the same text: the rubric with every reading cached equals the one read from scratch,
+    planted faults included."""
+    replace(seed_doc, 3, 1, "stayed largely preserved", "dropped sharply")
+    _cleared_readings()
+    cold = rubric_of(seed_doc)
+    warm = rubric_of(seed_doc)
+    assert warm == cold and failing(cold) == ["claims_support"]
+
+
+def test_a_reading_is_what_the_text_functions_read(manifests_loaded, seed_doc):
+    from stories.checks.claims_support import reading
+    from stories.checks.meaning import word_figures
+    from stories.text import content_tokens, figures, name_key, names, ranges
+
+    texts = [fact["text"] for fact in seed_doc["key_facts"]]
+    texts += [p["markdown"] for s in seed_doc["sections"] for p in s["paragraphs"]]
+    texts += ["from 68.5% to 74.3% on GSM8K", "Invisible Technologies doubled it: twice the 64k", "x" * 3000]
+    for text in texts:
+        read = reading(text)
+        assert read.figures == tuple(figures(text)) and read.ranges == tuple(ranges(text))
+        assert read.tokens == content_tokens(text) and read.key == name_key(text)
+        assert read.names == tuple(names(text)) and read.word_figures == word_figures(text)

@@ -184,3 +184,27 @@ def test_a_batch_reads_its_sources_and_candidates_once(tmp_path, story_doc):
     ]
     assert len(claim_reads) == 1
     assert not [q for q in queries if "CASE WHEN" in q and "stories_storyfingerprint" in q]
+
+
+def test_each_story_is_fingerprinted_once(tmp_path, story_doc, monkeypatch):
+    """The bulk writer's fingerprint and ``not_a_repeat``'s of the published revision are of
+    the same text: its signature is computed once, and is the one computed afresh."""
+    from stories import fingerprints, minhash
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    docs = [story_doc(id=str(940 + i), slug=f"f-{i}", newsroom=f"desk-{i}") for i in range(4)]
+    for i, doc in enumerate(docs):
+        doc["headline"] = f"{doc['headline']} ({i + 1} of 4)"
+    signed = []
+    signature = minhash.signature
+    monkeypatch.setattr(minhash, "signature", lambda words: signed.append(words) or signature(words))
+    fingerprints._memo.clear()
+    call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO(), stderr=io.StringIO())
+    assert Story.objects.filter(status=Story.Status.PUBLISHED, id__in=[d["id"] for d in docs]).count() == 4
+    assert len(signed) == 4
+    monkeypatch.setattr(minhash, "signature", signature)
+    fingerprints._memo.clear()
+    for doc in docs:
+        stored = StoryFingerprint.objects.get(story_id=doc["id"])
+        exported = Revision.objects.get(story_id=doc["id"], version=2).data
+        assert [stored.minhash, stored.claim_ids] == list(fingerprint_of(desk.validate(exported)))

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
-from stories.text import STOPWORDS, stem, stemmed
+from stories.text import STOPWORDS, content_word, stem
 
 from .lexicon import lexicon
 
@@ -56,7 +57,21 @@ def _is_content(word: str) -> bool:
 
 
 def _content(words: list[str]) -> frozenset:
-    return frozenset(stemmed(w) for w in words if _is_content(w))
+    # ``content_word`` keeps what ``_is_content`` keeps, stemmed, and is None for the rest
+    content = set(map(content_word, words))
+    content.discard(None)
+    return frozenset(content)
+
+
+_FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
+
+
+@lru_cache(maxsize=1)
+def _marked() -> frozenset:
+    """Tokens the second pass of ``_read`` does anything with, besides words ending in n't
+    and the lexicon's terms."""
+    lex = lexicon()
+    return lex.negation_before_to | lex.negation | {"not", "nor", "zero", "0"}
 
 
 def _window(tokens: list[str], start: int, step: int) -> list[str]:
@@ -93,6 +108,8 @@ def _read(tokens: list[str]) -> Clause:
     contrast_nots: set[int] = set()
     n = len(tokens)
     for i, tok in enumerate(tokens):
+        if tok not in _FRAME_CUES:
+            continue
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok == "not" and i > 0 and tokens[i - 1] == ",":  # "X, not Y"
             f = _frame(CONTRAST, _window(tokens, i - 2, -1), _window(tokens, i + 1, 1), ", not")
@@ -132,7 +149,10 @@ def _read(tokens: list[str]) -> Clause:
                         if f:
                             clause.frames.append(f)
                     break
+    marked, terms = _marked(), lex.terms
     for i, tok in enumerate(tokens):
+        if tok not in marked and tok not in terms and not tok.endswith(("n't", "n’t")):
+            continue  # an ordinary word or punctuation: nothing below applies to it
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok in lex.negation_before_to and nxt == "to":
             clause.negations.append(f"{tok} to")
@@ -159,8 +179,9 @@ def _split(tokens: list[str]) -> list[list[str]]:
     """Clauses end at ; and : and at a comma before a conjunction ("…, and …", "…, while …")."""
     conj = lexicon().clause_conjunctions
     out, current = [], []
-    for i, tok in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if not _PUNCT.intersection(tokens):
+        return [tokens] if tokens else []
+    for tok, nxt in zip(tokens, [*tokens[1:], ""]):
         if tok in (";", ":") or (tok == "," and nxt in conj):
             if current:
                 out.append(current)
@@ -186,11 +207,7 @@ def _cached_clauses(sentence: str) -> tuple[Clause, ...]:
 
 
 def _clauses(sentence: str) -> tuple[Clause, ...]:
-    tokens = []
-    for m in _TOKEN.finditer(sentence.lower()):
-        tokens.append(m.group(0))
-        if len(tokens) >= MAX_TOKENS:
-            break
+    tokens = [m[0] for m in islice(_TOKEN.finditer(sentence.lower()), MAX_TOKENS)]
     return tuple(_read(part) for part in _split(tokens))
 
 

@@ -36,8 +36,16 @@ class DeterministicJudge:
     """Reads negation, opposed terms (``lexicon.json``) and role frames, clause by clause,
     against the best-aligned clause of the cited claims."""
 
+    def __init__(self):
+        self._claims: tuple[str, ...] | None = None  # the last claims read, and their clauses
+        self._claim_clauses: list = []
+
     def judge(self, sentence: str, claims: list[str]) -> Verdict:
-        claim_clauses = [(text, c) for text in claims for c in _claim_clauses(text)][:MAX_CLAIM_CLAUSES]
+        key = tuple(claims)
+        if key != self._claims:  # a unit's sentences are read against the same claims
+            self._claims = key
+            self._claim_clauses = [(text, c) for text in key for c in _claim_clauses(text)][:MAX_CLAIM_CLAUSES]
+        claim_clauses = self._claim_clauses
         aligned_any = False
         for clause in clauses(sentence):
             candidates = _aligned(clause, claim_clauses)

@@ -64,9 +64,12 @@ def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
 
 def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    joined = " ".join(source)
     try:
-        converted = alpha2digit(" ".join(source), "en", threshold=0)
+        converted = alpha2digit(joined, "en", threshold=0)
     except Exception:  # a parser failure on odd text means no number words
+        return out
+    if converted == joined:  # nothing converted: the walk below would find every token equal
         return out
     target = _TARGET.findall(converted)
     # Walk both token lists: the parser replaces a run of words with one digit token.
