@@ -136,9 +136,12 @@ def _passed_as(got, value):
 
 
 def padded(values) -> list:
-    """``values`` as a list whose length is a power of two, the last value repeated: the same
-    ``IN`` condition, compiled once per power of two rather than once per length."""
+    """``values`` as a list whose length is a power of two, or 50 from 33 to 50, the last value
+    repeated: the same ``IN`` condition, compiled once per such length rather than once per
+    length. (psycopg keeps its conversion of a statement of at most 50 parameters: a page of
+    50, the API's default, keeps it.)"""
     values = list(values)
     if len(values) > 1:
-        values += values[-1:] * ((1 << (len(values) - 1).bit_length()) - len(values))
+        size = 50 if 32 < len(values) <= 50 else 1 << (len(values) - 1).bit_length()
+        values += values[-1:] * (size - len(values))
     return values

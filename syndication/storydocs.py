@@ -8,7 +8,10 @@ and related links. What a document shows that can change without a new version i
 fresh, for the whole batch at once: the story rows (with newsroom, beat and creator), how
 each live version was published, the paragraphs' and key facts' texts (to compare with the
 revision) and the key facts' declared flags, the corrections, the cited claims (a claim
-imported since) and manifests (a renamed publisher). Eight queries whatever the count.
+imported since) and manifests (a renamed publisher). Eight queries whatever the count,
+each compiled once per database and list length (``prepared``); of how each live version
+was published, only the newest live entry; of each revision, only the parts a document
+reads are decoded (``revision_parts``).
 
 The rows stay the truth: a story's revision is used only when its paragraphs and key facts
 match the rows, text for text; a story without a revision of its version, or whose rows
