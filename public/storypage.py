@@ -9,7 +9,7 @@ paragraphs' stored HTML, the key facts' declared flags, the cited claims and man
 claim imported since, a renamed publisher) and the corrections. Nine queries in all for the
 page (the story view's lookup reads the story row and the rendering reuses it), as flat rows
 and no model instances for the parts, each compiled to SQL once per process
-(``public.prepared``).
+(``newsroom.infra.prepared``).
 
 The rows stay the truth: the revision is used only when its paragraphs and key facts match
 the rows, text for text; otherwise (a story without a revision of its version) the story is
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from manifests.models import Claim, Manifest
+from newsroom.infra.prepared import Prepared
 from newsroom.models import SiteProfile
 from public import markup
-from public.prepared import Prepared
 from stories import desk
 from stories.models import Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
 from stories.models.records import LIVE_ENTRIES as LIVE_ENTRIES_ATTR
@@ -67,7 +67,7 @@ class StoryPage:
         )
 
 
-# The page's queries, compiled once per database (``public.prepared``): building their SQL
+# The page's queries, compiled once per database (``newsroom.infra.prepared``): building their SQL
 # cost Django more than running them. ``\x1f`` marks the samples apart from real values.
 STORY = Prepared(
     lambda pk: Story.objects.published().filter(pk=pk).select_related("newsroom", "beat", "created_by")[:1],

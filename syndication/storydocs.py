@@ -28,12 +28,11 @@ from types import SimpleNamespace
 from django.db.models import ExpressionWrapper, F, OuterRef, Subquery, TextField
 
 from manifests.models import Claim, Manifest
+from newsroom.infra.prepared import Prepared, padded
 from newsroom.models import SiteProfile
 from stories import desk
 from stories.models import AuditEntry, Correction, KeyFact, Paragraph, Revision, Story, live_entries_prefetch
 from stories.models.records import LIVE_ACTIONS, LIVE_ENTRIES
-
-from .prepared import Prepared, padded
 
 
 @dataclass

@@ -35,9 +35,9 @@ from newsroom.infra.pagecache import (
     make_etag,
     public,
 )
+from newsroom.infra.prepared import Prepared
 from newsroom.models import SiteProfile
 from public import presenters, renderings, storypage
-from public.prepared import Prepared
 from stories import desk
 from stories.cache import representations, story_generations
 from stories.models import Correction, Story
@@ -53,7 +53,7 @@ FORMATS = {
 }
 
 
-# Compiled once (``public.prepared``): the lookup's queries cost more to build than to run.
+# Compiled once (``newsroom.infra.prepared``): the lookup's queries cost more to build than to run.
 _STORY_AT = Prepared(
     lambda date, slug: (
         Story.objects.published()

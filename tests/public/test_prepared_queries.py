@@ -1,4 +1,4 @@
-"""Querysets compiled once and run again with new values (``public.prepared``) read what the
+"""Querysets compiled once and run again with new values (``newsroom.infra.prepared``) read what the
 queryset reads, on whichever database, for any values."""
 
 import datetime as dt
@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 
 from manifests.models import Claim
-from public.prepared import Prepared
+from newsroom.infra.prepared import Prepared
 from stories.models import Paragraph, Story
 from tests.public.helpers import import_seed_story
 

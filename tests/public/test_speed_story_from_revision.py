@@ -175,7 +175,7 @@ def page_from_rows(story_id: str, path: str) -> bytes:
 @pytest.mark.parametrize("change", ["none", "profile", "newsroom", "correction"])
 def test_the_served_page_reusing_the_lookups_row_is_the_page_from_the_rows(client, rich, demo, change):
     """Through the view, the rendering reuses the row its lookup read (and compiled queries,
-    ``public.prepared``): still the page the loaded rows make, after changes without a version."""
+    ``newsroom.infra.prepared``): still the page the loaded rows make, after changes without a version."""
     if change == "profile":
         SiteProfile.objects.update(sponsor=None, disclosure="A disclosure changed since.")
     elif change == "newsroom":

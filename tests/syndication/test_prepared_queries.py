@@ -1,4 +1,4 @@
-"""Querysets compiled once and run again with new values (``syndication.prepared``) read what the
+"""Querysets compiled once and run again with new values (``newsroom.infra.prepared``) read what the
 queryset reads, on whichever database, for any values."""
 
 import datetime as dt
@@ -6,8 +6,8 @@ import datetime as dt
 import pytest
 
 from manifests.models import Claim
+from newsroom.infra.prepared import Prepared, padded
 from stories.models import Paragraph, Story
-from syndication.prepared import Prepared, padded
 from tests.public.helpers import import_seed_story
 
 pytestmark = pytest.mark.django_db

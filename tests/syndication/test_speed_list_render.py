@@ -151,8 +151,8 @@ def test_run_these_manifests_is_a_copy_sharing_nothing_with_the_profile():
 
 
 def test_only_each_storys_current_revision_is_read(demo, seed_doc, editor):
+    from newsroom.infra.prepared import padded
     from stories.models import Revision
-    from syndication.prepared import padded
     from tests.public.helpers import import_seed_story
 
     other = import_seed_story(seed_doc, id="903", slug="still-at-its-first-version")

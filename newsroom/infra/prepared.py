@@ -1,12 +1,14 @@
-"""Querysets compiled to SQL once per database and run again with new values.
+"""Queries compiled once: the public pages' and the API's fixed handfuls of small queries.
 
-An uncached story page makes a fixed handful of small queries; building each one's SQL
-(filters, joins, ordering) costs Django several times what running it costs. A ``Prepared``
-query is an ordinary queryset, built and compiled by the ORM the first time it runs on a
-database (so the SQL is the ORM's own, for whichever backend), with a sample value standing
-for each argument; later runs reuse the compiled SQL, its columns and their converters, with
-the arguments put where the samples were. A query whose samples cannot be told apart in the
-compiled parameters is built afresh every time, exactly as before.
+An uncached story page, or the API's cold story list, makes a fixed handful of queries;
+building each one's SQL (filters, joins, ordering, an ``IN`` list of a page's ids) costs
+Django more than running it. A ``Prepared`` query is an ordinary queryset, built and
+compiled by the ORM the first time it runs on a database (so the SQL is the ORM's own, for
+whichever backend), with a sample value standing for each argument; later runs reuse the
+compiled SQL, its columns and their converters, with the arguments put where the samples
+were. A query whose samples cannot be told apart in the compiled parameters is built afresh
+every time, exactly as before. ``padded`` keeps the lengths of ``IN`` lists, and so the
+compiled shapes, few.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ class Prepared:
         base, sql, slots = got
         flat = [v for a, n in zip(args, shape, strict=True) for v in (a if n is not None else (a,))]
         params = list(base.prepared_params)
-        for position, index, as_text in slots:
-            params[position] = str(flat[index]) if as_text else flat[index]
+        for position, index, kind in slots:
+            params[position] = flat[index] if kind is None else kind(flat[index])
         compiler = copy.copy(base)
         compiler.connection = connections[key[0]]
         params = tuple(params)
@@ -67,12 +69,9 @@ class Prepared:
         flat = [v for s, n in zip(samples, shape, strict=True) for v in (s if n is not None else (s,))]
         slots = []
         for index, value in enumerate(flat):
-            # A backend may pass a value as text (a date on SQLite): it is passed so again.
-            found = [
-                (p, type(got) is not type(value))
-                for p, got in enumerate(params)
-                if (type(got) is type(value) and got == value) or (isinstance(got, str) and got == str(value))
-            ]
+            # A backend may pass a value as text (a date on SQLite), or wrapped in a type of
+            # its own (an integer as ``Int4`` with psycopg): it is passed so again.
+            found = [(p, kind) for p, got in enumerate(params) if (kind := _passed_as(got, value)) is not False]
             if len(found) != 1:
                 return False
             slots.append((found[0][0], index, found[0][1]))
@@ -120,3 +119,28 @@ class Prepared:
                 setattr(obj, name, row[position])
             out.append(obj)
         return out
+
+
+def _passed_as(got, value):
+    """How the compiled parameter ``got`` passes the sample ``value``: None as it is, ``str``
+    as text, a subclass of its type (psycopg's ``Int4``) wrapped so; False when it is
+    another value."""
+    if type(got) is type(value) and got == value:
+        return None
+    if isinstance(got, str) and got == str(value):
+        return str
+    if isinstance(got, type(value)) and not isinstance(value, bool) and got == value:
+        return type(got)
+    return False
+
+
+def padded(values) -> list:
+    """``values`` as a list whose length is a power of two, or 50 from 33 to 50, the last value
+    repeated: the same ``IN`` condition, compiled once per such length rather than once per
+    length. (psycopg keeps its conversion of a statement of at most 50 parameters: a page of
+    50, the API's default, keeps it.)"""
+    values = list(values)
+    if len(values) > 1:
+        size = 50 if 32 < len(values) <= 50 else 1 << (len(values) - 1).bit_length()
+        values += values[-1:] * (size - len(values))
+    return values
