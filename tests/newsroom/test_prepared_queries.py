@@ -1,5 +1,6 @@
-"""Querysets compiled once and run again with new values (``newsroom.infra.prepared``) read what the
-queryset reads, on whichever database, for any values."""
+"""Querysets compiled once and run again with new values (``newsroom.infra.prepared``: the
+story page's and the API list's queries) read what the queryset reads, on whichever
+database, for any values."""
 
 import datetime as dt
 
