@@ -57,13 +57,18 @@ def test_the_story_url_is_the_site_url_and_the_story_page(settings):
     )
 
 
-def test_only_the_newest_live_entry_is_read_and_it_is_the_prefetchs_first(demo, editor):
+def _publish_two_changes(story, editor):
+    """Two published changes of ``story``'s first paragraph: three live entries in all."""
     for text in ("A first published change.", "A second published change."):
-        draft = drafts.start_changes(story=Story.objects.get(pk=demo.id), user=editor)
+        draft = drafts.start_changes(story=Story.objects.get(pk=story.id), user=editor)
         paragraph = Paragraph.objects.filter(section__story=draft).order_by("section__position", "position").first()
         paragraph.markdown = text
         actions.save_story(story=draft, user=editor, write=paragraph.save)
         drafts.publish_changes(draft=draft, user=editor, override_reason="an editor's reason")
+
+
+def test_only_the_newest_live_entry_is_read_and_it_is_the_prefetchs_first(demo, editor):
+    _publish_two_changes(demo, editor)
     everything = Story.objects.published().with_everything().get(pk=demo.id)
     assert len(getattr(everything, LIVE_ENTRIES)) >= 3
     (doc,) = storydocs.load([demo.id])
@@ -156,12 +161,7 @@ def test_only_each_storys_current_revision_is_read(demo, seed_doc, editor):
     from tests.public.helpers import import_seed_story
 
     other = import_seed_story(seed_doc, id="903", slug="still-at-its-first-version")
-    for text in ("A first published change.", "A second published change."):
-        draft = drafts.start_changes(story=Story.objects.get(pk=demo.id), user=editor)
-        paragraph = Paragraph.objects.filter(section__story=draft).order_by("section__position", "position").first()
-        paragraph.markdown = text
-        actions.save_story(story=draft, user=editor, write=paragraph.save)
-        drafts.publish_changes(draft=draft, user=editor, override_reason="an editor's reason")
+    _publish_two_changes(demo, editor)
     stories = {s.id: s for s in Story.objects.filter(pk__in=[demo.id, other.id])}
     assert Revision.objects.filter(story_id=demo.id).count() > 1
     assert Revision.objects.filter(story_id=demo.id, version=stories[other.id].version).exists()
