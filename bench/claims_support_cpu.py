@@ -1,0 +1,62 @@
+"""CPU of ``claims_support`` alone per story, on stories stored by ``bench/import_rate.py``.
+
+    DEBUG=0 SECRET_KEY=... SIGNING_KEY=... DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> \\
+        .venv/bin/python bench/claims_support_cpu.py /tmp/imp-1000.jsonl 300
+
+Reads the first N stories of the file (default 300; their manifests and claims must be in
+the database, as ``import_rate.py --write`` leaves them), builds their check contexts, then
+runs ``claims_support`` on all of them five times, each time with every text cache of the
+checks emptied first (each text read as a real import first meets it), and prints the best
+CPU time (``time.process_time``) per story.
+"""
+
+import functools
+import gc
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "newsroom.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from stories import desk  # noqa: E402
+from stories.checks.base import CheckContext  # noqa: E402
+from stories.checks.claims_support import ClaimsSupport  # noqa: E402
+
+KEPT = {"lexicon", "_judge_class", "_marked", "_md"}  # loaded data, not readings of texts
+
+
+def clear_text_caches() -> None:
+    for obj in gc.get_objects():
+        if (
+            isinstance(obj, functools._lru_cache_wrapper)
+            and getattr(obj, "__module__", "").startswith("stories")
+            and obj.__name__ not in KEPT
+        ):
+            obj.cache_clear()
+
+
+def main(path: Path, n: int) -> None:
+    with path.open("rb") as fh:
+        docs = [desk.parse(line) for _, line in zip(range(n), fh)]
+    contexts = [CheckContext(doc) for doc in docs]
+    for ctx in contexts:
+        ctx.units  # noqa: B018 (read the units before timing)
+    criterion, best = ClaimsSupport(), float("inf")
+    for _ in range(5):
+        clear_text_caches()
+        start = time.process_time()
+        for ctx in contexts:
+            criterion.run(ctx)
+        best = min(best, time.process_time() - start)
+    print(f"claims_support: {best / len(contexts) * 1000:.2f} ms of CPU a story ({len(contexts)} stories, best of 5)")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 300)
