@@ -94,6 +94,8 @@ def project_env(database_url: str, cache_url: str | None, cache_dir: str) -> dic
         DATABASE_URL=database_url,
         DEBUG="0",
         SECRET_KEY="bench-only-" + "k" * 50,
+        # Answers are signed as in production: a bench-only key (32 bytes, base64url).
+        SIGNING_KEY=os.environ.get("SIGNING_KEY") or "b" * 43,
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",
         API_RATE="100000000/min",
