@@ -16,8 +16,9 @@ one gets the 304 or 412 the full path would give, from the copy's validators), o
 ``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard cannot fill the
 table), with the signing key the copy was signed with. A copy lives at most as long as the
 shared entry (``PAGE_TTL``: a change that moves no generation, a bulk update bypassing
-``save()``, is seen as late there as here). The table is an LRU bounded in entries
-(``COPIES``) and in body bytes (``COPIES_BYTES``), so memory stays flat whatever the crawl.
+``save()``, is seen as late there as here). The table is bounded in entries (``COPIES``)
+and in body bytes (``COPIES_BYTES``), the oldest made going first, so memory stays flat
+whatever the crawl.
 """
 
 from __future__ import annotations
