@@ -127,8 +127,8 @@ def kept(view):
             return view(request, *args, **kwargs)
         current = _current_generation()
         keyid = keyring().keyid if is_signed else ""
-        # The signature covers the URI asked for: host (as validated) and scheme are the key's.
-        key = (request.path_info, request.get_host(), request.is_secure())
+        # The signature covers the URI asked for: its path, host (as validated) and scheme.
+        key = (request.path, request.get_host(), request.is_secure())
         copy = _copies.get(key)
         if (
             copy is not None
@@ -149,7 +149,7 @@ def kept(view):
             and response.status_code == 200
             and not response.streaming
             and not response.cookies
-            and named_host(key[1])
+            and named_host(request)
         ):
             headers = dict(response.items())
             modified = headers.get("Last-Modified")

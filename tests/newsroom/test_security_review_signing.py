@@ -46,6 +46,17 @@ def test_a_named_host_still_stores_its_signature(client, demo, settings, stored)
     assert len(set(stored)) == 1  # one entry (written again at most, never another)
 
 
+def test_ports_and_capitals_of_a_named_host_store_no_signatures(client, demo, settings, stored):
+    settings.ALLOWED_HOSTS = ["hangingcontext.com"]
+    for host in ["hangingcontext.com:1", "hangingcontext.com:2", "HangingContext.com", "HANGINGCONTEXT.COM:80"]:
+        response = client.get(demo.path + "index.json", HTTP_HOST=host)
+        assert response.status_code == 200 and "Signature" in response, host
+    assert stored == []
+    # The port the server listens on is the site's own (a development server's 127.0.0.1:8000).
+    client.get(demo.path + "index.json", HTTP_HOST="hangingcontext.com:80", SERVER_PORT="80")
+    assert len(set(stored)) == 1
+
+
 def test_query_strings_store_no_signatures(client, demo, stored):
     for i in range(5):
         assert "Signature" in client.get(demo.path + f"index.json?x={i}")

@@ -158,6 +158,13 @@ def test_hosts_under_a_wildcard_keep_no_copies(client, url, settings):
     assert copies._copies == {}
 
 
+def test_ports_and_capitals_of_a_named_host_keep_no_copies(client, url, settings):
+    settings.ALLOWED_HOSTS = ["news.example"]
+    for host in [f"news.example:{port}" for port in range(1, 10)] + ["News.Example", "NEWS.EXAMPLE"]:
+        assert client.get(url, HTTP_HOST=host).status_code == 200
+    assert copies._copies == {}
+
+
 def test_each_named_host_and_scheme_has_its_own_signed_copy(client, url, settings):
     settings.ALLOWED_HOSTS = ["news.example", "www.news.example"]
     a = client.get(url, HTTP_HOST="news.example")

@@ -34,22 +34,29 @@ def sign_response(request, response):
         target_uri=target_uri,
         content_type=response.get("Content-Type", ""),
         body=response.content,
-        cacheable=not request.META.get("QUERY_STRING") and _named_host(request),
+        cacheable=not request.META.get("QUERY_STRING") and named_host(request),
     )
     for name, value in headers.items():
         response[name] = value
     return response
 
 
-def _named_host(request) -> bool:
-    return named_host(request.get_host())
-
-
-def named_host(host: str) -> bool:
-    """Whether ``host`` (as ``request.get_host()`` gives it, port and all) is one that
-    ``ALLOWED_HOSTS`` names literally, not through a wildcard."""
-    name = host if host.endswith("]") else host.rsplit(":", 1)[0]
-    return name.lower() in _literal_hosts(tuple(settings.ALLOWED_HOSTS))
+def named_host(request) -> bool:
+    """Whether the request's host (``request.get_host()``) is one that ``ALLOWED_HOSTS`` names
+    literally, not through a wildcard, written as the site's links write it: in lower case,
+    with no port or the one the server listens on. Only such hosts get stored signatures (and
+    stored pages): ``Host: News.example``, ``news.example:1``, ``news.example:2``... are
+    answered and signed, but each would be another entry."""
+    host = request.get_host()
+    if host != host.lower():
+        return False
+    if ":" in host and not host.endswith("]"):
+        name, _, port = host.rpartition(":")
+    else:
+        name, port = host, ""
+    return (not port or port == request.META.get("SERVER_PORT")) and name in _literal_hosts(
+        tuple(settings.ALLOWED_HOSTS)
+    )
 
 
 @functools.lru_cache(maxsize=8)
