@@ -56,6 +56,16 @@ def publication_of(story) -> Publication | None:
     if not entries:
         return None
     entry = entries[0]
+    return record_of(
+        entry,
+        rubric=getattr(entry, "recorded_rubric", None),
+        edited_by_people=bool(getattr(entry, "edited_by_people", False)),
+    )
+
+
+def record_of(entry, *, rubric: dict | None, edited_by_people: bool) -> Publication:
+    """The record of the live version made by the audit row ``entry`` (saved or not), with
+    the rubric recorded for it and whether a person had edited the story by then."""
     details = entry.details or {}
     passed = details.get("passed")
     overridden = bool(details.get("overridden")) or (passed is False and bool(entry.reason))
@@ -69,6 +79,6 @@ def publication_of(story) -> Publication | None:
         score=float(score) if isinstance(score, int | float) else None,
         reason=entry.reason if overridden else "",
         editor=display_name(entry.user),
-        revised_by_people=bool(getattr(entry, "edited_by_people", False)),
-        rubric=getattr(entry, "recorded_rubric", None),
+        revised_by_people=edited_by_people,
+        rubric=rubric,
     )

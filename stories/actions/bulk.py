@@ -92,34 +92,15 @@ def write_new(
     claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
     flags = Claim.objects.filter(id__in=claim_ids).self_reported_flags()
     profile = SiteProfile.load()
-    written = {
+    written = {}
+    for story, doc in pairs:
         # an id-less document's story has its new id; a draft is not published
-        story.id: Written(
-            {**doc, "id": story.id, "published_at": _to_second(story.published_at)},
-            infos,
-            flags,
-            story.newsroom.title,
-            profile,
+        fields = {**doc, "id": story.id, "published_at": _to_second(story.published_at)}
+        revision = render(
+            fields, manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
         )
-        for story, doc in pairs
-    }
-    commit_new(
-        [
-            (
-                story,
-                render(
-                    w.doc,
-                    manifests=w.manifests,
-                    claims_self_reported=w.claims_self_reported,
-                    newsroom_title=w.newsroom_title,
-                    profile=w.profile,
-                ),
-            )
-            for story, w in ((story, written[story.id]) for story, _ in pairs)
-        ],
-        action=action,
-        user=user,
-    )
+        written[story.id] = Written(fields, infos, flags, story.newsroom.title, profile, revision)
+    commit_new([(story, written[story.id].revision) for story, _ in pairs], action=action, user=user)
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
     return stories, written

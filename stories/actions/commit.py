@@ -25,11 +25,13 @@ from stories import desk, signals
 from stories.fingerprints import fingerprint_of
 from stories.markup import to_html
 from stories.models import AuditEntry, Paragraph, Revision, Story, StoryFingerprint
+from stories.models.records import LIVE_ACTIONS
+from stories.publication import record_of
 
 __all__ = ["Written", "audit_entry", "commit", "commit_new", "record_revision", "store_html", "written_in_bulk"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Written:
     """How the bulk writer rendered a new story's revision of version 1: its stored fields
     (the document, with the story's id) and what ``desk.render`` read from the database."""
@@ -39,6 +41,7 @@ class Written:
     claims_self_reported: dict
     newsroom_title: str
     profile: object
+    revision: dict | None = None  # the revision of version 1 as written (``desk.render``'s output)
 
 
 # Stories the bulk writer has just written in this transaction (id -> Written): their parts
@@ -56,6 +59,17 @@ def written_in_bulk(written: dict[str, Written]):
         yield
     finally:
         _WRITTEN.reset(token)
+
+
+def take_written_revision(story) -> dict | None:
+    """The revision of ``story``'s version as the bulk writer wrote it in this transaction
+    (equal to the stored one: plain JSON values), handed over once (then dropped, so that
+    a batch's revisions are not all held to its end); None when it was not written so."""
+    written = (_WRITTEN.get() or {}).get(story.pk)
+    if written is None or story.version != 1:
+        return None
+    revision, written.revision = written.revision, None
+    return revision
 
 
 def audit_entry(story, action: str, user, *, version: int, reason: str = "", details: dict | None = None):
@@ -98,6 +112,7 @@ def commit(
     reason: str = "",
     details: dict | None = None,
     signal=signals.story_updated,
+    rubric: dict | None = None,
     **signal_kwargs,
 ) -> Story:
     """Make a change to ``story`` final; call inside the action's ``transaction.atomic()``.
@@ -105,24 +120,35 @@ def commit(
     ``story`` is the story as the action changed it (a new, unsaved one gets version 1, a
     stored one its version plus one). ``write`` (no arguments) does the action's writes (the
     story's fields, its parts); without it the story itself is saved. ``signal`` (None for
-    none) is sent with ``story``, ``user`` and ``signal_kwargs``. Returns the story, loaded
-    with ``with_everything()``, at its new version.
+    none) is sent with ``story``, ``user`` and ``signal_kwargs``. ``rubric`` is what the
+    checks recorded for this action (a publish), which the revision's disclosure reads; it
+    saves reading it back for a story the bulk writer wrote. Returns the story, loaded with
+    ``with_everything()``, at its new version.
     """
     assert transaction.get_connection().in_atomic_block, "commit() runs inside the action's transaction"
     audit_entry(story, action, user, version=1)  # an unknown action is refused before anything is written
     story.version = 1 if story._state.adding else story.version + 1
     if write is None:
-        story.save()
+        story.save()  # the version with the rest of the row (``updated_at`` is ``auto_now``)
+        now = story.updated_at
     else:
         write()
-    # ``write`` may have saved only the story's parts: the bump lands regardless.
-    now = timezone.now()
-    Story.objects.filter(pk=story.pk).update(version=story.version, updated_at=now)
+        # ``write`` may have saved only the story's parts: the bump lands regardless.
+        now = timezone.now()
+        Story.objects.filter(pk=story.pk).update(version=story.version, updated_at=now)
     written = (_WRITTEN.get() or {}).get(story.pk) if write is None else None
     if written is not None:
         story.updated_at = now
         return _commit_row_change(
-            story, written, action=action, user=user, reason=reason, details=details, signal=signal, **signal_kwargs
+            story,
+            written,
+            action=action,
+            user=user,
+            reason=reason,
+            details=details,
+            signal=signal,
+            rubric=rubric,
+            **signal_kwargs,
         )
     loaded = Story.objects.with_everything().get(pk=story.pk)
     store_html(loaded)
@@ -135,12 +161,22 @@ def commit(
     return loaded
 
 
-def _commit_row_change(story, written: Written, *, action, user, reason, details, signal, **signal_kwargs) -> Story:
+def _commit_row_change(
+    story, written: Written, *, action, user, reason, details, signal, rubric, **signal_kwargs
+) -> Story:
     """``commit``'s steps for a story the bulk writer wrote in this transaction, of which
     only the row changed: the revision is rendered as ``export_story`` renders the stored
     story (the stored fields of the parts are the written document's; the row's fields and
     how the story was published are the story's), without loading its graph
     (tests/stories/test_gate_imports_batch.py: equal to the export)."""
+    audit = audit_entry(story, action, user, version=story.version, reason=reason, details=details)
+    if rubric is not None and action in LIVE_ACTIONS:
+        # This action makes the live version: its record is the audit row written below,
+        # with the rubric just recorded (what ``publication_of`` reads back); a story the
+        # bulk writer wrote in this transaction has no edit by a person.
+        responsibility = desk.responsibility_from(story, record_of(audit, rubric=rubric, edited_by_people=False))
+    else:
+        responsibility = desk.responsibility_of(story)
     doc = {**written.doc, **desk.story_fields(story)}
     data = desk.render(
         doc,
@@ -148,10 +184,10 @@ def _commit_row_change(story, written: Written, *, action, user, reason, details
         claims_self_reported=written.claims_self_reported,
         newsroom_title=written.newsroom_title,
         profile=written.profile,
-        responsibility=desk.responsibility_of(story),
+        responsibility=responsibility,
     )
     Revision.objects.create(story=story, version=story.version, data=data, created_by=user)
-    audit_entry(story, action, user, version=story.version, reason=reason, details=details).save()
+    audit.save()
     if (story.headline, story.dek) != (written.doc["headline"], written.doc["dek"]):
         # The parts are as written, so only the row's wording can change the fingerprint
         # the bulk writer stored (``fingerprints.story_text``).

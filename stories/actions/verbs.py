@@ -14,7 +14,7 @@ from stories.models import Correction, Story
 from .base import ActionError, ChecksFailed, can_edit, refuse_pending_draft
 from .base import locked as _locked
 from .base import require_perm as _require_perm
-from .commit import commit
+from .commit import commit, take_written_revision
 
 
 def _bump(story: Story, action: str, user, *, reason: str = "", details: dict | None = None) -> Story:
@@ -62,13 +62,18 @@ def publish_story(
     if reason:
         # Asking to override is itself the privileged act, whatever the checks say.
         _require_perm(user, "stories.override_checks")
-    with transaction.atomic():
+    # Without a savepoint: the failing path leaves the block normally (its CheckResult is
+    # kept), and an error inside it fails the caller's transaction as a whole.
+    with transaction.atomic(savepoint=False):
         story = _locked(story)
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
         # Only the bulk import says its revision is current; every other caller checks the rows.
-        result = check_and_record(story, revision_current=True) if revision_current else check_and_record(story)
+        if revision_current:
+            result = check_and_record(story, revision_current=True, revision=take_written_revision(story))
+        else:
+            result = check_and_record(story)
         if result.passed or reason:
             if story.published_at is None:
                 story.published_at = at or timezone.now()  # the first publication
@@ -84,6 +89,7 @@ def publish_story(
                 reason=reason if not result.passed else "",
                 details=details,
                 signal=signals.story_published,
+                rubric=result.rubric,
             )
     # Outside the block: the failing CheckResult is committed before we refuse.
     raise ChecksFailed(result)

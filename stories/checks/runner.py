@@ -36,7 +36,7 @@ def run_checks(doc: dict, *, exclude_story_id: str | None = None) -> dict:
     return {"passed": all(r["passed"] for r in results), "score": round(score, 4), "criteria": results}
 
 
-def check_and_record(story, *, revision_current: bool = False):
+def check_and_record(story, *, revision_current: bool = False, revision: dict | None = None):
     """Check a stored story as it exports and save the rubric as a ``CheckResult`` (with the
     story's version). Returns the ``CheckResult``.
 
@@ -44,12 +44,14 @@ def check_and_record(story, *, revision_current: bool = False):
     transaction, after every row its export reads (the bulk import does), so that stored
     document is the export and is checked as read from the database, without loading the
     story's graph. Without a revision of that version the story is loaded and exported.
+    ``revision`` (with ``revision_current``) is that revision as the caller wrote it, which
+    saves reading it back.
     """
     from stories import desk
     from stories.models import CheckResult, Revision, Story
 
-    data = None
-    if revision_current:
+    data = revision if revision_current else None
+    if revision_current and data is None:
         data = Revision.objects.filter(story_id=story.pk, version=story.version).values_list("data", flat=True).first()
     if data is None:
         story = Story.objects.with_everything().get(pk=story.pk)

@@ -106,7 +106,12 @@ def loaded_manifests(story) -> tuple[dict[str, ManifestInfo], dict[str, bool | N
 def responsibility_of(story) -> Responsibility:
     """Who answers for a loaded story and how its live version passed the checks (see
     ``stories.publication``): the editor who published it, else the person who created it."""
-    record = publication_of(story)
+    return responsibility_from(story, publication_of(story))
+
+
+def responsibility_from(story, record) -> Responsibility:
+    """``responsibility_of`` with the story's publication record (``stories.publication``)
+    given: the editor who published it, else the person who created it."""
     editor = record.editor if record is not None else ""
     if not editor and story.created_by_id:
         editor = display_name(story.created_by)
