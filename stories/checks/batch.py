@@ -50,6 +50,11 @@ def _window_start(edition: str) -> str:
     return start.strftime(EDITION_FORMAT)
 
 
+def _claim_set(claims: str) -> frozenset[str]:
+    """The claim ids of a fingerprint's ``claim_ids`` as JSON text (a list of strings)."""
+    return frozenset(claims.split('"')[1::2])
+
+
 class BatchReads:
     """The reads of the checks of ``docs`` (validated desk/1 documents of the new stories
     ``story_ids``, just written, none of them published), in three queries."""
@@ -87,8 +92,10 @@ class BatchReads:
                 Cast("fingerprint__claim_ids", TextField()),
             )
         )
-        # (id, newsroom, edition, signature, claim ids as JSON text)
-        self.candidates: list[tuple[str, str, str, str, str]] = list(rows)
+        # (id, newsroom, edition, signature, claim ids as JSON text, and as a set)
+        self.candidates: list[tuple[str, str, str, str, str, frozenset[str]]] = [
+            (*row, _claim_set(row[4])) for row in rows
+        ]
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
 
     def sources(self, manifest_ids, claim_ids) -> tuple[dict, dict] | None:
@@ -109,14 +116,12 @@ class BatchReads:
             return None
         if not ctx.excluded_ids <= self.new_ids:
             return None  # pending changes exclude their live story: the query knows it
-        ours = set(claim_ids)
-        rows = []
-        for sid, newsroom, edition, sig, claims in self.candidates:
-            if newsroom != doc["newsroom"] or not (start <= edition <= doc["edition"]) or sid in ctx.excluded_ids:
-                continue
-            shares = ours and not ours.isdisjoint(claims.split('"')[1::2])
-            rows.append((sid, sig, claims if shares else ""))
-        return rows
+        ours, newsroom, end, excluded = set(claim_ids), doc["newsroom"], doc["edition"], ctx.excluded_ids
+        return [
+            (sid, sig, claims if ours and not ours.isdisjoint(claim_set) else "")
+            for sid, room, edition, sig, claims, claim_set in self.candidates
+            if room == newsroom and start <= edition <= end and sid not in excluded
+        ]
 
     def checked(self, story_id: str, signature: str, claim_ids: list[str]) -> None:
         """``not_a_repeat`` computed the fingerprint of this story of the batch."""
@@ -133,4 +138,5 @@ class BatchReads:
             sig, claim_ids = StoryFingerprint.objects.values_list("minhash", "claim_ids").get(story_id=story.pk)
         doc_newsroom = story.newsroom.slug
         if doc_newsroom in self.newsrooms and self.low <= story.edition_id <= self.high:
-            self.candidates.append((story.pk, doc_newsroom, story.edition_id, sig, json.dumps(claim_ids)))
+            claims = json.dumps(claim_ids)
+            self.candidates.append((story.pk, doc_newsroom, story.edition_id, sig, claims, _claim_set(claims)))
