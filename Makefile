@@ -2,6 +2,7 @@
 #   make run   - the site on SQLite with the demo newsroom, at http://127.0.0.1:8000
 #   make test  - the whole test suite (DATABASE_URL picks the database; SQLite by default)
 #   make lint  - ruff format --check, ruff check, the import contracts (pyproject.toml)
+#   make screenshots - the guides' images again, from the browser tests
 #   make test-client - the client's framework adapters (verifiers, Inspect) in .venv-client,
 #                      with the client installed from client/ with those extras; the rest of
 #                      tests/client runs in make test
@@ -10,7 +11,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test test-client lint venv serve bench-checks bench-api bench-sitemaps bench-peers clean
+.PHONY: run test test-client lint venv serve screenshots bench-checks bench-api bench-sitemaps bench-peers clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,6 +59,12 @@ $(CLIENT_VENV)/.installed: requirements.txt requirements-dev.txt client/pyprojec
 test-client: $(CLIENT_VENV)/.installed
 	$(CLIENT_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall ./client
 	$(CLIENT_VENV)/bin/python -m pytest -p no:cacheprovider tests/client/test_rewards_frameworks.py $(PYTEST_ARGS)
+
+# The guides' screenshots, taken again by the browser tests (a plain test run saves them
+# under the system's temporary directory and leaves docs/ alone).
+screenshots: venv node_modules/.installed
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(PY) -m pytest -m browser \
+		tests/public/test_screenshots.py tests/stories/test_admin_browser.py tests/stories/test_editor_browser.py
 
 clean:
 	rm -rf $(VENV) $(CLIENT_VENV) db.sqlite3 staticfiles

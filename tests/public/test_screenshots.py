@@ -1,17 +1,19 @@
 """The demo story page in headless Chromium, at desktop and phone widths.
 
-Saves ``docs/screenshots/story-desktop.png`` and ``story-phone.png`` (and the cite
-popover) for people to look at, and asserts what a reader would trip over: sideways
-scrolling on a phone, a marker that does not lead to its source, a popover that does not open.
+Saves ``story-desktop.png`` and ``story-phone.png`` (and the cite popover) for people to
+look at (``tests.screenshots``: ``make screenshots`` refreshes the docs' images), and
+asserts what a reader would trip over: sideways scrolling on a phone, a marker that does
+not lead to its source, a popover that does not open.
 """
 
 import os
-from pathlib import Path
 
 import pytest
 
+from tests.screenshots import screenshots_dir
+
 CHROMIUM = "/usr/bin/chromium"
-OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+OUT = screenshots_dir()
 URL = "/stories/2026-10-16/agent-training-stack/"
 
 pytestmark = [

@@ -2,8 +2,8 @@
 records a correction, and finds it on the public story. Drives Debian's Chromium through
 Playwright (never a downloaded browser); skipped when either is missing.
 
-Screenshots of the story page and of the rubric go to docs/screenshots/ (the editor guide
-shows them).
+Screenshots of the story page and of the rubric are saved (``tests.screenshots``: ``make
+screenshots`` refreshes the editor guide's images).
 """
 
 import json
@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.screenshots import screenshots_dir
+
 # The live server runs in a thread while Playwright's sync API runs an event loop in this one.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = screenshots_dir()
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 pytestmark = [

@@ -1,7 +1,8 @@
 """The editing screen in a real browser (Debian's Chromium through Playwright; skipped when
 either is missing): a story built from scratch and published in at most three page loads;
 the live rubric after typing an unsupported figure; axe-core on the screen and the publish
-page. Screenshots go to docs/screenshots/ (the editor guide shows them)."""
+page. Screenshots are saved (``tests.screenshots``: ``make screenshots`` refreshes the
+editor guide's images)."""
 
 import datetime as dt
 import os
@@ -9,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.screenshots import screenshots_dir
+
 # The live server runs in a thread while Playwright's sync API runs an event loop in this one.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = screenshots_dir()
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
