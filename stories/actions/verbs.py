@@ -62,9 +62,7 @@ def publish_story(
     if reason:
         # Asking to override is itself the privileged act, whatever the checks say.
         _require_perm(user, "stories.override_checks")
-    # Without a savepoint: the failing path leaves the block normally (its CheckResult is
-    # kept), and an error inside it fails the caller's transaction as a whole.
-    with transaction.atomic(savepoint=False):
+    with transaction.atomic():
         story = _locked(story)
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
