@@ -12,7 +12,8 @@ offsets them so that several files can go into one database), in a child process
 this process's peak RSS is the import's own. Then the file is imported into ``DATABASE_URL``
 (the database itself, not a test copy: migrate it and import the demo story's manifests first),
 and one line reports the wall time and rate, this process's CPU and its resident set (before
-the import, and the peak), and the CPU of the PostgreSQL backend serving it (from /proc: the
+the import, and the peak), the CPU and peak resident set of the checks' worker processes
+(``IMPORT_CHECK_WORKERS``), and the CPU of the PostgreSQL backend serving it (from /proc: the
 server must run on this machine). On a busy machine the wall rate mostly measures the wait for a core; the CPU figures do not. Run it
 with DEBUG off: with DEBUG on, Django keeps the SQL of recent queries.
 """
@@ -88,6 +89,7 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the writer's, if any: not the import's
     server0, wall0, own0 = backend_cpu(pid), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     from stories.models import Story
 
@@ -102,20 +104,26 @@ def main() -> None:
         call_command("import_stories", str(args.file), stderr=io.StringIO())
     except CommandError as error:  # stories kept as drafts by the checks still count as imported
         print(str(error)[:200], file=sys.stderr)
-    wall, own, server = (
+    wall, own, server, kids = (
         time.perf_counter() - wall0,
         resource.getrusage(resource.RUSAGE_SELF),
         backend_cpu(pid) - server0,
+        resource.getrusage(resource.RUSAGE_CHILDREN),
     )
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
     passed = Story.objects.filter(status=Story.Status.PUBLISHED).count() - published0
     client = own.ru_utime - own0.ru_utime + own.ru_stime - own0.ru_stime
+    workers = kids.ru_utime - kids0.ru_utime + kids.ru_stime - kids0.ru_stime
+    # ru_maxrss of the children is the largest of any: the import's workers' only if it grew
+    worker_rss = f"{kids.ru_maxrss / 1024:.0f} MB" if kids.ru_maxrss > kids0.ru_maxrss else "not above the writer's"
     print(
         f"{n} stories: wall {wall:.1f} s ({n / wall:.0f}/s); client CPU {client:.1f} s ({n / client:.0f} per CPU-second); "
-        f"server CPU {server:.1f} s; together {n / (client + server):.0f} per CPU-second; "
-        f"{passed} published; RSS before the import {rss0:.0f} MB, peak {own.ru_maxrss / 1024:.0f} MB",
+        f"checks' workers' CPU {workers:.1f} s; server CPU {server:.1f} s; "
+        f"together {n / (client + workers + server):.0f} per CPU-second; "
+        f"{passed} published; RSS before the import {rss0:.0f} MB, peak {own.ru_maxrss / 1024:.0f} MB, "
+        f"workers' peak {worker_rss}",
         file=sys.stderr,
     )
 

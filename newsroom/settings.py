@@ -4,6 +4,7 @@ Every value has a safe default for a local run; production sets DEBUG=0, SECRET_
 ALLOWED_HOSTS, DATABASE_URL and CACHE_URL. See README.md for the full list.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -155,6 +156,11 @@ CHECKS_JUDGE_URL = env("CHECKS_JUDGE_URL", default="")  # an OpenAI-compatible c
 CHECKS_JUDGE_MODEL = env("CHECKS_JUDGE_MODEL", default="")
 CHECKS_JUDGE_TIMEOUT = env.float("CHECKS_JUDGE_TIMEOUT", default=5.0)
 CHECKS_JUDGE_API_KEY = env("CHECKS_JUDGE_API_KEY", default="")
+# The bulk import runs the checks of a batch's new stories ahead in this many forked worker
+# processes (stories/checks/ahead.py), for batches of at least IMPORT_CHECK_AHEAD_MIN
+# stories; 0 runs them all in the importing process. Default: one fewer than the cores, at most 4.
+IMPORT_CHECK_WORKERS = env.int("IMPORT_CHECK_WORKERS", default=max(0, min(4, (os.cpu_count() or 1) - 1)))
+IMPORT_CHECK_AHEAD_MIN = env.int("IMPORT_CHECK_AHEAD_MIN", default=32)
 
 # --- Security. Secure by default outside DEBUG; check --deploy is clean with DEBUG=0.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None

@@ -32,6 +32,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
 from stories.checks.batch import BatchReads, batch_reads
+from stories.checks.runner import checks_ahead
 from stories.desk import DeskError, ImportResult, resolve_batch_references, resolve_references
 from stories.models import Story
 
@@ -174,7 +175,10 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     # Their checks' reads made once for the run (``checks.batch``), each story still
     # published by the publish action, one after the other, in file order.
     reads = BatchReads([written[story.pk].doc for _, _, story in publishing], {story.pk for _, _, story in publishing})
-    with written_in_bulk(written), batch_reads(reads):
+    # The criteria that need nothing the batch writes run ahead in worker processes
+    # (``checks.ahead``); each story's checks still run, and are recorded, in its publish.
+    revisions = [(story.pk, written[story.pk].revision) for _, _, story in publishing]
+    with written_in_bulk(written), batch_reads(reads), checks_ahead(reads, revisions):
         for line, doc, story in publishing:
             result = ImportResult(story, "created")
             _take_state(result, doc, user=user, written=True)

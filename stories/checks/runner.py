@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .ahead import checked_ahead, take
 from .base import CheckContext, Criterion
 from .claims_belong import ClaimsBelong
 from .claims_support import ClaimsSupport
@@ -21,17 +22,26 @@ CRITERIA: tuple[Criterion, ...] = (
     MetadataConsistent(),
 )
 CRITERIA_NAMES = tuple(c.name for c in CRITERIA)
+# The criteria that read only the story and its cited sources (``checks.ahead``).
+AHEAD_CRITERIA = tuple(c for c in CRITERIA if not isinstance(c, NotARepeat))
 
 
-def run_checks(doc: dict, *, exclude_story_id: str | None = None) -> dict:
+def checks_ahead(reads, revisions: list[tuple[str, dict]]):
+    """``ahead.checked_ahead`` for the criteria that read only the story and its sources."""
+    return checked_ahead(reads, revisions, AHEAD_CRITERIA)
+
+
+def run_checks(doc: dict, *, exclude_story_id: str | None = None, computed: dict | None = None) -> dict:
     """The rubric (checks.md) of a validated desk/1 document (``stories.desk.validate``).
 
     Reads the database's manifests and claims (two queries) and the fingerprints of recent
     published stories of the newsroom (one query); writes nothing. The story (``doc["id"]``)
-    and ``exclude_story_id`` never count as repeats.
+    and ``exclude_story_id`` never count as repeats. ``computed`` holds results (by
+    criterion name) already computed from this very document (``checks.ahead``).
     """
     ctx = CheckContext(doc, exclude_story_id=exclude_story_id)
-    results = [criterion.run(ctx).as_dict() for criterion in CRITERIA]
+    computed = computed or {}
+    results = [computed.get(c.name) or c.run(ctx).as_dict() for c in CRITERIA]
     score = sum(r["score"] for r in results) / len(results)
     return {"passed": all(r["passed"] for r in results), "score": round(score, 4), "criteria": results}
 
@@ -51,13 +61,14 @@ def check_and_record(story, *, revision_current: bool = False, revision: dict | 
     from stories.models import CheckResult, Revision, Story
 
     data = revision if revision_current else None
+    computed = take(story.pk, data)  # before validating: the workers' digest is of the revision as written
     if revision_current and data is None:
         data = Revision.objects.filter(story_id=story.pk, version=story.version).values_list("data", flat=True).first()
     if data is None:
         story = Story.objects.with_everything().get(pk=story.pk)
         data = desk.export_story(story)
     doc = desk.validate(data)
-    rubric = run_checks(doc, exclude_story_id=story.pk)
+    rubric = run_checks(doc, exclude_story_id=story.pk, computed=computed)
     return CheckResult.objects.create(
         story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
     )

@@ -1,0 +1,125 @@
+"""The checks of an import's batch run ahead in forked worker processes (``checks.ahead``):
+the rubrics equal those of the checks run in the importing process, planted faults included;
+a worker's results are taken only for the revision they were computed from; a worker that
+would read the database leaves its stories to the importing process."""
+
+import pytest
+from django.db import connection
+
+from stories.checks import ahead
+from stories.checks.ahead import Ahead, digest
+from stories.checks.runner import AHEAD_CRITERIA
+from stories.models import Story
+from tests.stories.test_gate_imports_batch import faulty_docs, rubrics
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+
+@pytest.fixture
+def taken(monkeypatch):
+    """What ``Ahead.take`` handed back, story by story (None: checked in process)."""
+    seen = []
+    take = Ahead.take
+    monkeypatch.setattr(Ahead, "take", lambda self, sid, rev: seen.append(r := take(self, sid, rev)) or r)
+    return seen
+
+
+@pytest.fixture
+def workers(settings):
+    settings.IMPORT_CHECK_WORKERS = 1
+    settings.IMPORT_CHECK_AHEAD_MIN = 1
+    return settings
+
+
+def test_rubrics_checked_ahead_equal_those_checked_in_process(tmp_path, demo, story_doc, workers, taken):
+    docs = faulty_docs(story_doc)
+    ahead_rubrics = rubrics(tmp_path, docs)
+    assert len(taken) == len(docs) and all(r is not None for r in taken)  # every story's criteria came ahead
+    assert set(taken[0]) == {c.name for c in AHEAD_CRITERIA} and "not_a_repeat" not in taken[0]
+    Story.objects.exclude(pk=demo.pk).delete()
+    workers.IMPORT_CHECK_WORKERS = 0
+    taken.clear()
+    in_process = rubrics(tmp_path, docs)
+    assert taken == []  # no workers, nothing taken
+    assert ahead_rubrics == in_process
+    failed = {
+        pk: [c["name"] for c in r["criteria"] if not c["passed"]]
+        for pk, r in ahead_rubrics.items()
+        if pk != "published"
+    }
+    assert failed["911"] == ["claims_support"] and failed["912"] == ["paragraphs_cited"]
+    assert failed["914"] == ["manifests_recent"] and failed["921"] == ["not_a_repeat"]
+
+
+def test_a_worker_that_would_read_the_database_leaves_the_story_here(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    from stories.checks.batch import BatchReads
+
+    docs = faulty_docs(story_doc)
+    expected = rubrics(tmp_path, docs)  # ahead, as above
+    Story.objects.exclude(pk=demo.pk).delete()
+    taken.clear()
+    # The batch no longer covers the sources: the checks' context queries them, which a
+    # worker refuses before sending anything; the importing process reads them itself.
+    monkeypatch.setattr(BatchReads, "sources", lambda self, manifest_ids, claim_ids: None)
+    assert rubrics(tmp_path, docs) == expected
+    assert len(taken) == len(docs) and all(r is None for r in taken)
+    with connection.cursor() as cursor:  # the importing process's connection still answers
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
+
+
+class Chunks:
+    """A pool's ordered results, as ``Pool.imap`` gives them (``next`` with a time-out)."""
+
+    def __init__(self, chunks, fail_after=None):
+        self.chunks, self.fail_after = list(chunks), fail_after
+
+    def next(self, timeout=None):
+        if self.fail_after is not None and not self.fail_after:
+            raise TimeoutError("the worker did not answer")
+        if self.fail_after:
+            self.fail_after -= 1
+        return self.chunks.pop(0)
+
+
+class Pool:
+    def __init__(self, chunks):
+        self.chunks = chunks
+
+    def imap(self, fn, chunks):
+        return self.chunks
+
+
+def test_results_are_taken_only_for_the_revision_they_were_computed_from():
+    revisions = {sid: {"id": sid, "headline": f"Story {sid}"} for sid in "abc"}
+    results = [
+        (sid, digest(rev), {"claims_support": {"name": "claims_support", "sid": sid}}) for sid, rev in revisions.items()
+    ]
+    got = Ahead(Pool(Chunks([results[:2], results[2:]])), list("abc"))
+    assert got.take("a", revisions["a"]) == results[0][2]
+    assert got.take("b", {**revisions["b"], "headline": "Changed since"}) is None  # another revision
+    assert got.take("z", revisions["a"]) is None  # not a story of the batch
+    assert got.take("c", revisions["c"]) == results[2][2]
+    assert got.take("c", revisions["c"]) is None  # taken once
+
+
+def test_a_worker_that_does_not_answer_leaves_the_rest_here():
+    revisions = {sid: {"id": sid} for sid in "abcdef"}
+    results = [(sid, digest(rev), {"x": sid}) for sid, rev in revisions.items()]
+    got = Ahead(Pool(Chunks([results[:4], results[4:]], fail_after=1)), list("abcdef"))
+    assert got.take("b", revisions["b"]) == {"x": "b"}  # a's result is passed over: a was not checked
+    assert got.take("e", revisions["e"]) is None  # the second chunk never came
+    assert got.take("f", revisions["f"]) is None
+
+
+def test_no_workers_for_a_small_batch_or_another_judge(settings):
+    settings.IMPORT_CHECK_WORKERS, settings.IMPORT_CHECK_AHEAD_MIN = 2, 10
+    assert ahead.workers_for(10) == 2
+    assert ahead.workers_for(9) == 0
+    settings.CHECKS_JUDGE = "stories.checks.meaning.chat.ChatJudge"
+    assert ahead.workers_for(10) == 0
+    settings.CHECKS_JUDGE = ahead.DETERMINISTIC_JUDGE
+    settings.IMPORT_CHECK_WORKERS = 0
+    assert ahead.workers_for(10) == 0
