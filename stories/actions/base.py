@@ -35,9 +35,10 @@ def can_edit(user, story: Story | None) -> bool:
 
 
 def locked(story: Story) -> Story:
-    """The stored story, its row locked until the transaction ends; its newsroom and beat
-    (which every revision names) read with it, without locking them."""
-    return Story.objects.select_for_update(of=("self",)).select_related("newsroom", "beat").get(pk=story.pk)
+    """The stored story, its row locked until the transaction ends. Nothing is joined: a
+    lock that waits on a concurrent update re-reads only the story's row (PostgreSQL checks
+    joined rows as they were), so a newsroom or beat changed meanwhile is read afresh."""
+    return Story.objects.select_for_update().get(pk=story.pk)
 
 
 def refuse_pending_draft(story: Story) -> None:

@@ -84,6 +84,7 @@ class Ahead:
     """The workers' results, taken in the order the stories were handed to them."""
 
     def __init__(self, pool, story_ids: list[str]):
+        self.pool = pool
         self.waiting = set(story_ids)
         chunks = [story_ids[i : i + CHUNK] for i in range(0, len(story_ids), CHUNK)]
         self.chunks = pool.imap(_check_many, chunks)  # in order, each with a time-out
@@ -98,7 +99,8 @@ class Ahead:
                 try:
                     self.ready = list(reversed(self.chunks.next(timeout=WAIT_SECONDS)))
                 except Exception:  # a worker timed out or is gone
-                    self.waiting.clear()  # every story left is checked here
+                    self.waiting.clear()  # every story left is checked here,
+                    self.pool.terminate()  # and no worker goes on with them
                     return None
             sid, seen, results = self.ready.pop()
             self.waiting.discard(sid)
@@ -130,8 +132,13 @@ def checked_ahead(reads, revisions: list[tuple[str, dict]], criteria):
     _PLAN = (reads, dict(revisions), tuple(criteria))
     try:
         pool = multiprocessing.get_context("fork").Pool(workers)
+    except OSError:  # no process could be forked (memory, process limits): check them here
+        pool = None
     finally:
         _PLAN = None  # the workers have their copies; this process needs none
+    if pool is None:
+        yield None
+        return
     token = _AHEAD.set(Ahead(pool, [sid for sid, _ in revisions]))
     try:
         yield _AHEAD.get()

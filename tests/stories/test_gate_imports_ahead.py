@@ -86,10 +86,13 @@ class Chunks:
 
 class Pool:
     def __init__(self, chunks):
-        self.chunks = chunks
+        self.chunks, self.terminated = chunks, False
 
     def imap(self, fn, chunks):
         return self.chunks
+
+    def terminate(self):
+        self.terminated = True
 
 
 def test_results_are_taken_only_for_the_revision_they_were_computed_from():
@@ -108,10 +111,33 @@ def test_results_are_taken_only_for_the_revision_they_were_computed_from():
 def test_a_worker_that_does_not_answer_leaves_the_rest_here():
     revisions = {sid: {"id": sid} for sid in "abcdef"}
     results = [(sid, digest(rev), {"x": sid}) for sid, rev in revisions.items()]
-    got = Ahead(Pool(Chunks([results[:4], results[4:]], fail_after=1)), list("abcdef"))
+    pool = Pool(Chunks([results[:4], results[4:]], fail_after=1))
+    got = Ahead(pool, list("abcdef"))
     assert got.take("b", revisions["b"]) == {"x": "b"}  # a's result is passed over: a was not checked
+    assert not pool.terminated
     assert got.take("e", revisions["e"]) is None  # the second chunk never came
+    assert pool.terminated  # the workers stop: nobody will read what they compute
     assert got.take("f", revisions["f"]) is None
+
+
+def test_when_no_worker_can_be_forked_the_stories_are_checked_here(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+
+    class NoFork(type(context)):
+        def Pool(self, *args, **kwargs):
+            raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: NoFork())
+    docs = faulty_docs(story_doc)
+    no_fork = rubrics(tmp_path, docs)
+    assert taken == []  # nothing ahead
+    Story.objects.exclude(pk=demo.pk).delete()
+    workers.IMPORT_CHECK_WORKERS = 0
+    assert rubrics(tmp_path, docs) == no_fork
 
 
 def test_no_workers_for_a_small_batch_or_another_judge(settings):
