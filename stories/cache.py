@@ -40,6 +40,11 @@ from . import signals
 
 
 def story_changed(sender, **kwargs):
+    memo = signals.batch_memo()
+    if memo is not None:
+        if "lists bumped" in memo:
+            return  # the stories of one action's batch: once is enough
+        memo["lists bumped"] = True
     bump("lists")
 
 

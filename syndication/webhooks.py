@@ -37,6 +37,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from newsroom.infra import signing
+from stories import signals
 from stories.desk import format_time
 
 from . import webhook_urls
@@ -70,7 +71,7 @@ def story_summary(story) -> dict:
 def enqueue(event: str, story, *, extra: dict | None = None) -> list[WebhookDelivery]:
     """Queue ``event`` about ``story`` for every active endpoint subscribed to it. Call inside
     the transaction of the event (the story signals are sent there)."""
-    endpoints = [e for e in WebhookEndpoint.objects.filter(active=True) if e.wants(event)]
+    endpoints = [e for e in _active_endpoints() if e.wants(event)]
     if not endpoints:
         return []
     now = timezone.now()
@@ -90,6 +91,18 @@ def enqueue(event: str, story, *, extra: dict | None = None) -> list[WebhookDeli
         delivery.payload = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         deliveries.append(delivery)
     return WebhookDelivery.objects.bulk_create(deliveries)
+
+
+def _active_endpoints() -> list[WebhookEndpoint]:
+    """The active endpoints, read once for the stories of an action's batch
+    (``stories.signals.batch_memo``)."""
+    memo = signals.batch_memo()
+    if memo is not None and "webhook endpoints" in memo:
+        return memo["webhook endpoints"]
+    endpoints = list(WebhookEndpoint.objects.filter(active=True))
+    if memo is not None:
+        memo["webhook endpoints"] = endpoints
+    return endpoints
 
 
 # --------------------------------------------------------------------------- signing

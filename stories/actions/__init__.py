@@ -8,7 +8,9 @@ fingerprint refreshed and its signal sent inside the transaction (see ``stories.
 so that receivers (the syndication outbox) commit or roll back with it.
 
 - ``verbs``: ``save_story``, ``publish_story``, ``unpublish_story``, ``schedule_story``,
-  ``cancel_schedule``, ``record_correction``;
+  ``cancel_schedule``, ``record_correction``; ``publish_written``, the import's publish of
+  the new stories of a batch (``commit.commit_written``: each its own version, revision,
+  audit row and signal, their rows written together);
 - ``imports``: desk/1 documents in (``import_story``, ``import_batch``), through the gate,
   or as exported (``restore=True``); ``rows`` and ``bulk`` write their rows;
 - ``forms``: the admin's forms and inlines saved inside ``save_story``;

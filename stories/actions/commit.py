@@ -28,7 +28,17 @@ from stories.models import AuditEntry, Paragraph, Revision, Story, StoryFingerpr
 from stories.models.records import LIVE_ACTIONS
 from stories.publication import record_of
 
-__all__ = ["Written", "audit_entry", "commit", "commit_new", "record_revision", "store_html", "written_in_bulk"]
+__all__ = [
+    "RowChange",
+    "Written",
+    "audit_entry",
+    "commit",
+    "commit_new",
+    "commit_written",
+    "record_revision",
+    "store_html",
+    "written_in_bulk",
+]
 
 
 @dataclass
@@ -165,13 +175,27 @@ def _commit_row_change(
     story, written: Written, *, action, user, reason, details, signal, rubric, **signal_kwargs
 ) -> Story:
     """``commit``'s steps for a story the bulk writer wrote in this transaction, of which
-    only the row changed: the revision is rendered as ``export_story`` renders the stored
-    story (the stored fields of the parts are the written document's; the row's fields and
-    how the story was published are the story's), without loading its graph
-    (tests/stories/test_gate_imports_batch.py: equal to the export)."""
+    only the row changed (``_row_change``)."""
+    revision, audit = _row_change(
+        story, written, action=action, user=user, reason=reason, details=details, rubric=rubric
+    )
+    revision.save()
+    audit.save()
+    if signal is not None:
+        signal.send(sender=Story, story=story, user=user, **signal_kwargs)
+    return story
+
+
+def _row_change(story, written: Written, *, action, user, reason, details, rubric) -> tuple[Revision, AuditEntry]:
+    """The (unsaved) revision and audit row of a change to the row of a story the bulk writer
+    wrote in this transaction: the revision is rendered as ``export_story`` renders the
+    stored story (the stored fields of the parts are the written document's; the row's
+    fields and how the story was published are the story's), without loading its graph
+    (tests/stories/test_gate_imports_batch.py: equal to the export). The story's fingerprint
+    is refreshed here when its wording changed."""
     audit = audit_entry(story, action, user, version=story.version, reason=reason, details=details)
     if rubric is not None and action in LIVE_ACTIONS:
-        # This action makes the live version: its record is the audit row written below,
+        # This action makes the live version: its record is the audit row written with it,
         # with the rubric just recorded (what ``publication_of`` reads back); a story the
         # bulk writer wrote in this transaction has no edit by a person.
         responsibility = desk.responsibility_from(story, record_of(audit, rubric=rubric, edited_by_people=False))
@@ -186,16 +210,64 @@ def _commit_row_change(
         profile=written.profile,
         responsibility=responsibility,
     )
-    Revision.objects.create(story=story, version=story.version, data=data, created_by=user)
-    audit.save()
     if (story.headline, story.dek) != (written.doc["headline"], written.doc["dek"]):
         # The parts are as written, so only the row's wording can change the fingerprint
         # the bulk writer stored (``fingerprints.story_text``).
         fp = _fingerprint(story, data)
         StoryFingerprint.objects.filter(story_id=story.pk).update(minhash=fp.minhash, claim_ids=fp.claim_ids)
+    return Revision(story=story, version=story.version, data=data, created_by=user), audit
+
+
+@dataclass
+class RowChange:
+    """One story's part of ``commit_written``: what its audit row and revision record."""
+
+    story: Story
+    reason: str = ""
+    details: dict | None = None
+    rubric: dict | None = None
+
+
+def commit_written(changes: list[RowChange], *, action: str, fields: list[str], user=None, signal=None) -> None:
+    """``commit`` of many stories the bulk writer wrote in this transaction
+    (``written_in_bulk``), of which only the row's ``fields`` changed: each story gets its
+    next version, and its revision and audit row (``_row_change``), with one UPDATE of the
+    rows and one INSERT of the revisions and one of the audit rows for all of them; then
+    ``signal`` (None for none) is sent for each story, in order. The ``lists`` generation is
+    bumped once (``Story``'s ``post_save``, which a bulk UPDATE does not send, bumps it for
+    a story saved one at a time). Call inside the action's ``transaction.atomic()``."""
+    assert transaction.get_connection().in_atomic_block, "commit_written() runs inside the action's transaction"
+    if not changes:
+        return
+    audit_entry(changes[0].story, action, user, version=1)  # an unknown action is refused before anything is written
+    bulk = _WRITTEN.get() or {}
+    now = timezone.now()
+    revisions, audits = [], []
+    for change in changes:
+        story = change.story
+        if story.pk not in bulk or story._state.adding:
+            raise ValueError(f"story {story.pk} was not written by the bulk writer in this transaction")
+        story.version += 1
+        story.updated_at = now
+        revision, audit = _row_change(
+            story,
+            bulk[story.pk],
+            action=action,
+            user=user,
+            reason=change.reason,
+            details=change.details,
+            rubric=change.rubric,
+        )
+        revisions.append(revision)
+        audits.append(audit)
+    Story.objects.bulk_update([c.story for c in changes], [*fields, "version", "updated_at"])
+    bulk_insert(Revision, revisions, ids=False)
+    bulk_insert(AuditEntry, audits, ids=False)
+    bump("lists")
     if signal is not None:
-        signal.send(sender=Story, story=story, user=user, **signal_kwargs)
-    return story
+        with signals.sent_together():
+            for change in changes:
+                signal.send(sender=Story, story=change.story, user=user)
 
 
 def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None) -> None:

@@ -23,7 +23,8 @@ earlier in the batch) is written with the other new stories around it (``bulk``)
 other document goes through ``import_story``, after the new stories before it are
 written; when the database refuses a run of new stories, the run is rolled back to its
 savepoint and imported one story at a time, so that the error names the line it comes
-from. New stories asking to be published are published one by one, after their run.
+from. New stories asking to be published are then published, in file order, by
+``publish_written`` (each checked, its rubric recorded; their rows written together).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .base import ChecksFailed
 from .bulk import Item, write_new
 from .commit import written_in_bulk
 from .rows import save_document
-from .verbs import publish_story, unpublish_story
+from .verbs import publish_story, publish_written, unpublish_story
 
 __all__ = ["ImportResult", "Refused", "import_batch", "import_story", "save_document"]
 
@@ -83,17 +84,14 @@ def _live_story(doc: dict) -> Story | None:
     return stories.filter(edition_date=doc["edition"][:10], slug=doc["slug"], draft_of__isnull=True).first()
 
 
-def _take_state(result: ImportResult, doc: dict, *, user, written: bool = False) -> None:
-    """Publish (or take down) the written story as its document asks, through the actions.
-    ``written``: the bulk writer has just written the story and its revision in this
-    transaction (the checks read that revision; a refused story is left as written)."""
+def _take_state(result: ImportResult, doc: dict, *, user) -> None:
+    """Publish (or take down) the written story as its document asks, through the actions."""
     story, published = result.story, Story.Status.PUBLISHED
     if doc["published_at"] is not None and story.status != published:
         try:
-            result.story = publish_story(story=story, user=user, at=doc["published_at"], revision_current=written)
+            result.story = publish_story(story=story, user=user, at=doc["published_at"])
         except ChecksFailed as exc:
-            if not written:
-                result.story = Story.objects.with_everything().get(pk=story.pk)
+            result.story = Story.objects.with_everything().get(pk=story.pk)
             result.refused = exc.result
     elif doc["published_at"] is None and story.status == published:
         result.story = unpublish_story(story=story, user=user, reason="imported as not published")
@@ -172,17 +170,14 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
     if not publishing:  # a new story not asking to be published stays the draft it was written as
         return
-    # Their checks' reads made once for the run (``checks.batch``), each story still
-    # published by the publish action, one after the other, in file order.
+    # Their checks' reads made once for the run (``checks.batch``); the criteria that need
+    # nothing the batch writes run ahead in worker processes (``checks.ahead``). Each story
+    # is still checked, its rubric recorded, and published by the publish action
+    # (``publish_written``), one after the other, in file order.
     reads = BatchReads([written[story.pk].doc for _, _, story in publishing], {story.pk for _, _, story in publishing})
-    # The criteria that need nothing the batch writes run ahead in worker processes
-    # (``checks.ahead``); each story's checks still run, and are recorded, in its publish.
     revisions = [(story.pk, written[story.pk].revision) for _, _, story in publishing]
     with written_in_bulk(written), batch_reads(reads), checks_ahead(reads, revisions):
-        for line, doc, story in publishing:
-            result = ImportResult(story, "created")
-            _take_state(result, doc, user=user, written=True)
-            if result.refused is not None:
-                refused.append((line, result))
-            else:
-                reads.published(result.story)
+        outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)
+    for (line, _, story), outcome in zip(publishing, outcomes):
+        if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
+            refused.append((line, ImportResult(story, "created", refused=outcome)))

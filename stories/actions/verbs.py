@@ -14,7 +14,7 @@ from stories.models import Correction, Story
 from .base import ActionError, ChecksFailed, can_edit, refuse_pending_draft
 from .base import locked as _locked
 from .base import require_perm as _require_perm
-from .commit import commit, take_written_revision
+from .commit import RowChange, commit, commit_written, take_written_revision
 
 
 def _bump(story: Story, action: str, user, *, reason: str = "", details: dict | None = None) -> Story:
@@ -45,15 +45,12 @@ def save_story(
         return commit(story, action="create" if creating else "edit", user=user, write=write, details=details)
 
 
-def publish_story(
-    *, story: Story, user=None, override_reason: str = "", at=None, revision_current: bool = False
-) -> Story:
+def publish_story(*, story: Story, user=None, override_reason: str = "", at=None) -> Story:
     """Run the checks and publish when they pass. An editor with ``stories.override_checks``
     may publish a failing story by giving ``override_reason`` (recorded in the audit row).
 
     When the checks fail (and there is no override) the rubric is still recorded, so the
     editor sees why, and ``ChecksFailed`` (carrying the ``CheckResult``) is raised.
-    ``revision_current`` is ``check_and_record``'s (the bulk import's new stories).
     """
     from stories.checks import check_and_record  # the checks import the desk, not the actions
 
@@ -67,11 +64,7 @@ def publish_story(
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
-        # Only the bulk import says its revision is current; every other caller checks the rows.
-        if revision_current:
-            result = check_and_record(story, revision_current=True, revision=take_written_revision(story))
-        else:
-            result = check_and_record(story)
+        result = check_and_record(story)
         if result.passed or reason:
             if story.published_at is None:
                 story.published_at = at or timezone.now()  # the first publication
@@ -91,6 +84,72 @@ def publish_story(
             )
     # Outside the block: the failing CheckResult is committed before we refuse.
     raise ChecksFailed(result)
+
+
+def publish_written(stories: list[tuple[Story, object]], *, user=None) -> list[Story | object]:
+    """Publish, in order, new stories the bulk writer has just written in this transaction
+    (``commit.written_in_bulk``), each as ``publish_story`` would with ``at`` (its first
+    publication time; None for now): checked (from the revision as written:
+    ``checks.rubric_of``), its rubric recorded, published when the checks pass. No override:
+    a story the checks refuse stays the draft it was written as. Returns, for each story,
+    the published story or the ``CheckResult`` that refused it.
+
+    The rows are read with one lock. Their writes (rubrics, rows, revisions, audit rows:
+    ``commit.commit_written``) wait, to be made together, while the checks' reads of the
+    next story come from the batch (``checks.batch``, which is told of each story as it is
+    published); before checks that would query, what waits is written, so that they see
+    every story published before."""
+    from newsroom.infra.bulk import bulk_insert
+    from stories.checks import batch, rubric_of  # the checks import the desk, not the actions
+    from stories.models import CheckResult
+
+    _require_perm(user, "stories.publish_story")
+    out, results, changes = [], [], []
+
+    def write() -> None:
+        bulk_insert(CheckResult, results)
+        fields = ["status", "published_at", "scheduled_for"]
+        commit_written(changes, action="publish", fields=fields, user=user, signal=signals.story_published)
+        results.clear()
+        changes.clear()
+
+    with transaction.atomic():
+        rows = Story.objects.select_for_update().in_bulk([story.pk for story, _ in stories])
+        for written, at in stories:
+            story = rows[written.pk]
+            if (story.status, story.version, story.draft_of_id) != (Story.Status.DRAFT, 1, None):
+                raise ActionError(f"story {story.pk} is not a draft the bulk writer has just written")
+            _keep_related(story, written)
+            reads = batch.current()
+            if reads is None or not reads.covers(story.pk):
+                write()
+            rubric = rubric_of(story, revision_current=True, revision=take_written_revision(story))
+            result = CheckResult(
+                story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
+            )
+            results.append(result)
+            if not result.passed:
+                out.append(result)
+                continue
+            story.published_at = at or timezone.now()
+            story.status = Story.Status.PUBLISHED
+            story.scheduled_for = None
+            details = {"score": result.score, "passed": True, "overridden": False}
+            changes.append(RowChange(story, details=details, rubric=rubric))
+            out.append(story)
+            if reads is not None:
+                reads.published(story)
+        write()
+    return out
+
+
+def _keep_related(story: Story, written: Story) -> None:
+    """The newsroom and beat the bulk writer gave the story (read in this transaction), on the
+    row read again with the lock, so that rendering it reads neither again."""
+    for name in ("newsroom", "beat"):
+        field = Story._meta.get_field(name)
+        if field.is_cached(written) and getattr(written, field.attname) == getattr(story, field.attname):
+            field.set_cached_value(story, field.get_cached_value(written))
 
 
 def unpublish_story(*, story: Story, user=None, reason: str = "") -> Story:

@@ -123,6 +123,11 @@ class BatchReads:
             if room == newsroom and start <= edition <= end and sid not in excluded
         ]
 
+    def covers(self, story_id: str) -> bool:
+        """Every read of this story's checks is answered from the batch (a story of the
+        batch: its cites, newsroom and window are among those loaded)."""
+        return story_id in self.new_ids
+
     def checked(self, story_id: str, signature: str, claim_ids: list[str]) -> None:
         """``not_a_repeat`` computed the fingerprint of this story of the batch."""
         if story_id in self.new_ids:

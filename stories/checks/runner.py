@@ -46,9 +46,8 @@ def run_checks(doc: dict, *, exclude_story_id: str | None = None, computed: dict
     return {"passed": all(r["passed"] for r in results), "score": round(score, 4), "criteria": results}
 
 
-def check_and_record(story, *, revision_current: bool = False, revision: dict | None = None):
-    """Check a stored story as it exports and save the rubric as a ``CheckResult`` (with the
-    story's version). Returns the ``CheckResult``.
+def rubric_of(story, *, revision_current: bool = False, revision: dict | None = None) -> dict:
+    """The rubric of a stored story as it exports (``check_and_record``'s, recording nothing).
 
     ``revision_current``: the caller wrote the story's revision of its version in the same
     transaction, after every row its export reads (the bulk import does), so that stored
@@ -58,17 +57,23 @@ def check_and_record(story, *, revision_current: bool = False, revision: dict | 
     saves reading it back.
     """
     from stories import desk
-    from stories.models import CheckResult, Revision, Story
+    from stories.models import Revision, Story
 
     data = revision if revision_current else None
     computed = take(story.pk, data)  # before validating: the workers' digest is of the revision as written
     if revision_current and data is None:
         data = Revision.objects.filter(story_id=story.pk, version=story.version).values_list("data", flat=True).first()
     if data is None:
-        story = Story.objects.with_everything().get(pk=story.pk)
-        data = desk.export_story(story)
-    doc = desk.validate(data)
-    rubric = run_checks(doc, exclude_story_id=story.pk, computed=computed)
+        data = desk.export_story(Story.objects.with_everything().get(pk=story.pk))
+    return run_checks(desk.validate(data), exclude_story_id=story.pk, computed=computed)
+
+
+def check_and_record(story, *, revision_current: bool = False, revision: dict | None = None):
+    """Check a stored story as it exports and save the rubric as a ``CheckResult`` (with the
+    story's version). Returns the ``CheckResult``. The arguments are ``rubric_of``'s."""
+    from stories.models import CheckResult
+
+    rubric = rubric_of(story, revision_current=revision_current, revision=revision)
     return CheckResult.objects.create(
         story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
     )
