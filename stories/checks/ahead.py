@@ -6,12 +6,14 @@ nothing but the story's revision and the batch's manifests and claims (all of th
 ``not_a_repeat``, whose candidates include the stories of the batch published before it)
 cost most of a story's time and depend on nothing the batch writes, so within
 ``checked_ahead`` they are run for the whole batch in ``IMPORT_CHECK_WORKERS`` forked
-worker processes while the importing process publishes. The importing process still runs
-the checks of each story through ``check_and_record``: it takes a worker's results for
-those criteria only when they were computed from the same revision (compared by digest),
-runs ``not_a_repeat`` and any criterion a worker could not compute itself, and records the
-rubric as usual (tests/stories/test_gate_imports_ahead.py: the rubrics equal those of the
-checks run in process, planted faults included).
+worker processes while the importing process publishes; while the workers' next result is
+not ready, the importing process runs them itself for the batch's last stories that no
+worker has begun (each story is taken by one side only, through flags in shared memory).
+The importing process still assembles and records each story's rubric in its publish: it
+takes the results for those criteria only when they were computed from the same revision
+(compared by digest), runs ``not_a_repeat`` and any criterion a worker could not compute,
+and records the rubric as usual (tests/stories/test_gate_imports_ahead.py: the rubrics
+equal those of the checks run in process, planted faults included).
 
 A worker never touches the database: it reads what the batch loaded before the fork
 (``checks.batch``), and a query is refused before anything is sent, leaving that story to
@@ -34,10 +36,11 @@ from django.db import connections
 
 DETERMINISTIC_JUDGE = "stories.checks.meaning.judge.DeterministicJudge"
 CHUNK = 4  # stories a worker takes at a time
+FREE, A_WORKERS, HERE = 0, 1, 2  # who took a story (``Ahead``'s claims)
 WAIT_SECONDS = 120  # a worker that has not answered by then is given up (its stories checked here)
 
 # What a worker inherits through the fork: (the batch's reads, story id -> revision, the
-# criteria to run).
+# criteria to run, who took each story, story id -> its place in the batch).
 _PLAN: tuple | None = None
 _AHEAD: ContextVar[Ahead | None] = ContextVar("checks_ahead", default=None)
 
@@ -54,23 +57,32 @@ def _refuse(execute, sql, params, many, context):
     raise WorkerQuery("a checks worker does not read the database")
 
 
-def _check(story_id: str) -> tuple[str, str | None, dict | None]:
-    """In a worker: the results of the criteria ahead for ``story_id``'s revision, by name."""
+def _run(reads, revision: dict, story_id: str, criteria) -> dict:
+    """The results of ``criteria`` for a story's revision, by name, read from the batch."""
     from stories import desk
 
     from .base import CheckContext
     from .batch import batch_reads
 
+    with batch_reads(reads):
+        ctx = CheckContext(desk.validate(revision), exclude_story_id=story_id)
+        return {c.name: c.run(ctx).as_dict() for c in criteria}
+
+
+def _check(story_id: str) -> tuple[str, str | None, dict | None]:
+    """In a worker: the results of the criteria ahead for ``story_id``'s revision, by name
+    (None when the importing process took the story first)."""
     try:
-        reads, revisions, criteria = _PLAN
+        reads, revisions, criteria, claims, positions = _PLAN
+        with claims.get_lock():
+            if claims[positions[story_id]] != FREE:
+                return story_id, None, None
+            claims[positions[story_id]] = A_WORKERS
         revision = revisions[story_id]
         with contextlib.ExitStack() as stack:
             for alias in connections:
                 stack.enter_context(connections[alias].execute_wrapper(_refuse))
-            stack.enter_context(batch_reads(reads))
-            seen = digest(revision)
-            ctx = CheckContext(desk.validate(revision), exclude_story_id=story_id)
-            return story_id, seen, {c.name: c.run(ctx).as_dict() for c in criteria}
+            return story_id, digest(revision), _run(reads, revision, story_id, criteria)
     except Exception:  # a refused query or any other failure: the importing process checks it
         return story_id, None, None
 
@@ -80,32 +92,79 @@ def _check_many(story_ids: list[str]) -> list[tuple[str, str | None, dict | None
 
 
 class Ahead:
-    """The workers' results, taken in the order the stories were handed to them."""
+    """The workers' results, taken in the order the stories were handed to them.
 
-    def __init__(self, pool, story_ids: list[str]):
+    While the next result is not ready, the importing process checks the batch's stories
+    itself, from the last one back (``plan``: the batch's reads, story id -> revision, the
+    criteria; ``claims``: who took each story, shared with the workers), until it meets the
+    stories the workers have begun."""
+
+    def __init__(self, pool, story_ids: list[str], *, plan: tuple | None = None, claims=None):
         self.pool = pool
+        self.order = list(story_ids)
         self.waiting = set(story_ids)
         chunks = [story_ids[i : i + CHUNK] for i in range(0, len(story_ids), CHUNK)]
         self.chunks = pool.imap(_check_many, chunks)  # in order, each with a time-out
         self.ready: list = []
+        self.plan, self.claims = plan, claims
+        self.back = len(story_ids) if plan is not None and claims is not None else 0
+        self.here: dict[str, tuple[dict, dict | None]] = {}  # checked here: id -> (revision, results)
 
     def take(self, story_id: str, revision: dict) -> dict | None:
-        """The results for ``story_id`` if a worker computed them from ``revision``."""
+        """The results for ``story_id`` if they were computed from ``revision``."""
+        if self.plan is not None:
+            self.plan[1].pop(story_id, None)  # its turn has come: this process keeps it no longer
+        if story_id in self.here:
+            checked, results = self.here.pop(story_id)
+            return results if checked is revision or digest(checked) == digest(revision) else None
         if story_id not in self.waiting:
             return None
         while self.waiting:
             if not self.ready:
-                try:
-                    self.ready = list(reversed(self.chunks.next(timeout=WAIT_SECONDS)))
-                except Exception:  # a worker timed out or is gone
-                    self.waiting.clear()  # every story left is checked here,
-                    self.pool.terminate()  # and no worker goes on with them
+                chunk = self._next_chunk()
+                if chunk is None:
                     return None
+                self.ready = list(reversed(chunk))
             sid, seen, results = self.ready.pop()
             self.waiting.discard(sid)
             if sid == story_id:
                 return results if seen is not None and seen == digest(revision) else None
         return None
+
+    def _next_chunk(self) -> list | None:
+        """The workers' next chunk of results, checking stories here while it is not ready;
+        None when the workers are given up (every story left is checked here)."""
+        while True:
+            stealing = self.back > 0
+            try:
+                return self.chunks.next(timeout=0 if stealing else WAIT_SECONDS)
+            except Exception:  # not ready yet; with no story left to take, a worker timed out or is gone
+                if stealing:
+                    self._check_one_here()
+                    continue
+                self.waiting.clear()  # every story left is checked here,
+                self.pool.terminate()  # and no worker goes on with them
+                return None
+
+    def _check_one_here(self) -> None:
+        """Check here the last story of the batch that no worker has begun, if any."""
+        reads, revisions, criteria = self.plan
+        while self.back > 0:
+            self.back -= 1
+            with self.claims.get_lock():
+                if self.claims[self.back] != FREE:
+                    self.back = 0  # the workers go in order: they have begun every story before it
+                    return
+                self.claims[self.back] = HERE
+            sid = self.order[self.back]
+            if sid in self.waiting:
+                revision = revisions[sid]
+                try:
+                    results = _run(reads, revision, sid, criteria)
+                except Exception:  # checked again, in full, when its turn comes
+                    results = None
+                self.here[sid] = (revision, results)
+                return
 
 
 def workers_for(count: int) -> int:
@@ -128,17 +187,20 @@ def checked_ahead(reads, revisions: list[tuple[str, dict]], criteria):
     if not workers:
         yield None
         return
-    _PLAN = (reads, dict(revisions), tuple(criteria))
+    context = multiprocessing.get_context("fork")
+    plan = (reads, dict(revisions), tuple(criteria))
+    claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
+    _PLAN = (*plan, claims, {sid: i for i, (sid, _) in enumerate(revisions)})
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers)
+        pool = context.Pool(workers)
     except OSError:  # no process could be forked (memory, process limits): check them here
         pool = None
     finally:
-        _PLAN = None  # the workers have their copies; this process needs none
+        _PLAN = None  # the workers have their copies
     if pool is None:
         yield None
         return
-    token = _AHEAD.set(Ahead(pool, [sid for sid, _ in revisions]))
+    token = _AHEAD.set(Ahead(pool, [sid for sid, _ in revisions], plan=plan, claims=claims))
     try:
         yield _AHEAD.get()
     finally:

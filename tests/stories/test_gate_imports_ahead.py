@@ -3,6 +3,9 @@ the rubrics equal those of the checks run in the importing process, planted faul
 a worker's results are taken only for the revision they were computed from; a worker that
 would read the database leaves its stories to the importing process."""
 
+import os
+import time
+
 import pytest
 from django.db import connection
 
@@ -61,13 +64,39 @@ def test_a_worker_that_would_read_the_database_leaves_the_story_here(
     Story.objects.exclude(pk=demo.pk).delete()
     taken.clear()
     # The batch no longer covers the sources: the checks' context queries them, which a
-    # worker refuses before sending anything; the importing process reads them itself.
+    # worker refuses before sending anything; the importing process reads them itself (and
+    # here takes none of the workers' stories ahead of them).
     monkeypatch.setattr(BatchReads, "sources", lambda self, manifest_ids, claim_ids: None)
+    monkeypatch.setattr(Ahead, "_check_one_here", lambda self: setattr(self, "back", 0))
     assert rubrics(tmp_path, docs) == expected
     assert len(taken) == len(docs) and all(r is None for r in taken)
     with connection.cursor() as cursor:  # the importing process's connection still answers
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
+
+
+def test_while_a_worker_is_busy_the_importing_process_checks_from_the_back(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    importing = os.getpid()
+    run = ahead._run
+
+    def slow_in_a_worker(*args):
+        if os.getpid() != importing:
+            time.sleep(0.5)
+        return run(*args)
+
+    monkeypatch.setattr(ahead, "_run", slow_in_a_worker)
+    here = []
+    check_one_here = Ahead._check_one_here
+    monkeypatch.setattr(Ahead, "_check_one_here", lambda self: here.append(self.back) or check_one_here(self))
+    docs = faulty_docs(story_doc)
+    shared = rubrics(tmp_path, docs)
+    assert len(taken) == len(docs) and all(r is not None for r in taken)  # each computed once, somewhere
+    assert here[:3] == [len(docs), len(docs) - 1, len(docs) - 2]  # from the last story back
+    Story.objects.exclude(pk=demo.pk).delete()
+    workers.IMPORT_CHECK_WORKERS = 0
+    assert rubrics(tmp_path, docs) == shared
 
 
 class Chunks:
