@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from newsroom.infra.bulk import bulk_insert
+from newsroom.infra.bulk import bulk_insert, bulk_update_rows
 from newsroom.infra.pagecache import bump
 from stories import desk, signals
 from stories.fingerprints import fingerprint_of
@@ -260,7 +260,7 @@ def commit_written(changes: list[RowChange], *, action: str, fields: list[str], 
         )
         revisions.append(revision)
         audits.append(audit)
-    Story.objects.bulk_update([c.story for c in changes], [*fields, "version", "updated_at"])
+    bulk_update_rows(Story, [c.story for c in changes], [*fields, "version", "updated_at"])
     bulk_insert(Revision, revisions, ids=False)
     bulk_insert(AuditEntry, audits, ids=False)
     bump("lists")

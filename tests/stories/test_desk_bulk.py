@@ -402,3 +402,22 @@ def test_bulk_insert_raises_djangos_integrity_error(db, monkeypatch, copy_from):
             Edition, [Edition(id="2026-10-16T07", starts_at=hour), Edition(id="2026-10-16T07", starts_at=hour)]
         )
     assert not Edition.objects.exists()
+
+
+def test_bulk_update_rows_sets_each_rows_own_values_in_one_statement(demo):
+    """On PostgreSQL one UPDATE … FROM unnest(…); elsewhere bulk_update: the same rows after."""
+    import datetime as dt
+
+    first = dt.datetime(2026, 10, 16, 8, tzinfo=dt.UTC)
+    stories = [demo, Story.objects.create(id="990", slug="other", edition_id=demo.edition_id, newsroom=demo.newsroom)]
+    stories[0].headline, stories[0].version, stories[0].scheduled_for = "A new headline", 7, None
+    stories[1].headline, stories[1].version, stories[1].scheduled_for = "Its own", 3, first
+    stories[1].status = Story.Status.SCHEDULED
+    with CaptureQueriesContext(connection) as ctx:
+        bulk.bulk_update_rows(Story, stories, ["headline", "version", "scheduled_for", "status"])
+    assert len([q for q in ctx.captured_queries if q["sql"].startswith("UPDATE")]) == 1
+    rows = Story.objects.filter(id__in=["81", "990"]).order_by("id")
+    assert list(rows.values_list("id", "headline", "version", "scheduled_for", "status")) == [
+        ("81", "A new headline", 7, None, Story.Status.PUBLISHED),
+        ("990", "Its own", 3, first, Story.Status.SCHEDULED),
+    ]
