@@ -5,7 +5,6 @@ someone who may publish."""
 
 import datetime as dt
 import io
-import json
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -21,14 +20,9 @@ from stories.actions.verbs import publish_written
 from stories.models import AuditEntry, CheckResult, Revision, Story
 from syndication.models import Partner, WebhookDelivery, WebhookEndpoint
 from tests.seed import SEED_MANIFESTS
+from tests.stories.test_gate_imports_batch import write
 
 pytestmark = pytest.mark.django_db
-
-
-def write(tmp_path, docs):
-    path = tmp_path / "stories.jsonl"
-    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
-    return path
 
 
 def import_file(path):
