@@ -1,5 +1,7 @@
 """Sources and their claims. Knows nothing of stories."""
 
+from typing import NamedTuple
+
 from django.db import models
 from django.urls import reverse
 
@@ -59,9 +61,34 @@ class Manifest(models.Model):
         return self.publisher.name
 
 
+class ClaimRow(NamedTuple):
+    """What the checks and the story writer read of a claim: a row, not a model instance
+    (a batch of stories cites tens of thousands of claims)."""
+
+    id: str
+    manifest_id: str
+    text: str
+    has_text: bool
+    self_reported: bool | None
+
+    @classmethod
+    def stub(cls, claim_id: str, manifest_id: str) -> "ClaimRow":
+        """A claim known by id only, as ``Claim`` stores a stub."""
+        return cls(claim_id, manifest_id, "", False, None)
+
+    @property
+    def self_reported_or_unknown(self) -> bool | None:
+        return self.self_reported if self.has_text else None
+
+
 class ClaimQuerySet(models.QuerySet):
     def stubs(self):
         return self.filter(has_text=False)
+
+    def rows(self) -> dict[str, ClaimRow]:
+        """Claim id -> ``ClaimRow``, in one query."""
+        fields = ("id", "manifest_id", "text", "has_text", "self_reported")
+        return {row[0]: ClaimRow._make(row) for row in self.order_by().values_list(*fields)}
 
     def self_reported_flags(self) -> dict[str, bool | None]:
         """Claim id -> ``self_reported_or_unknown``."""

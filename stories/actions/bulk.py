@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from manifests.formats import upsert_manifest
-from manifests.models import Claim, Manifest
+from manifests.models import Claim, ClaimRow, Manifest
 from newsroom.infra.bulk import analyze, bulk_insert
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from stories.desk import ManifestInfo, cited_manifest_ids, iter_cites, render, set_text_fields
@@ -38,7 +38,8 @@ def write_new(
     run: list[Item], known: dict, *, user, action: str, restore: bool = False
 ) -> tuple[list[Story], dict[str, Written]]:
     """Write the new stories of ``run`` (none of them stored; their references resolved:
-    ``known`` is what ``desk.resolve_batch_references`` found), one INSERT per table, then
+    ``known`` is what ``desk.resolve_batch_references`` found; its ``claim_rows`` gain the
+    stub claims written here), one INSERT per table, then
     their commit step (``commit_new``). Drafts, or with ``restore`` in their documents'
     state. Call inside ``transaction.atomic()``. Returns the stories, in ``run``'s order, and
     how each one's revision was rendered (by id: ``commit.written_in_bulk``)."""
@@ -89,8 +90,14 @@ def write_new(
     # and claims, as export_story renders the stored story (tests/stories/test_desk_bulk.py).
     cited = {mid for doc in docs for mid in cited_manifest_ids(doc)}
     infos = {m.id: ManifestInfo.of(m) for m in Manifest.objects.filter(id__in=cited).select_related("publisher")}
-    claim_ids = {cid for doc in docs for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
-    flags = Claim.objects.filter(id__in=claim_ids).self_reported_flags()
+    # The run's claims as ``resolve_batch_references`` read them, and the stubs written above
+    claims = known["claim_rows"]
+    flags = {
+        cid: claims[cid].self_reported_or_unknown
+        for doc in docs
+        for _, cite in iter_cites(doc)
+        for cid in cite["claim_ids"]
+    }
     profile = SiteProfile.load()
     written = {}
     for story, doc in pairs:
@@ -135,7 +142,8 @@ def _beats(docs: list[dict], newsrooms: dict[str, Newsroom]) -> dict[tuple[str, 
 
 def _create_stubs(docs: list[dict], known: dict) -> None:
     """``rows.create_stubs`` for the run: manifests the database lacks from the first
-    document citing them, claims by id with no text yet (one INSERT)."""
+    document citing them, claims by id with no text yet (one INSERT), which are added to
+    ``known["claim_rows"]``."""
     made = set(known["manifests"])
     wanted: dict[str, str] = {}
     for doc in docs:
@@ -147,10 +155,11 @@ def _create_stubs(docs: list[dict], known: dict) -> None:
         for _, cite in iter_cites(doc):
             for cid in cite["claim_ids"]:
                 wanted.setdefault(cid, cite["manifest_id"])
+    stubs = {cid: mid for cid, mid in wanted.items() if cid not in known["claims"]}
     Claim.objects.bulk_create(
         [
             Claim(id=cid, manifest_id=mid, text="", has_text=False, self_reported=None, position=10_000)
-            for cid, mid in wanted.items()
-            if cid not in known["claims"]
+            for cid, mid in stubs.items()
         ]
     )
+    known["claim_rows"].update((cid, ClaimRow.stub(cid, mid)) for cid, mid in stubs.items())

@@ -174,7 +174,11 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     # nothing the batch writes run ahead in worker processes (``checks.ahead``). Each story
     # is still checked, its rubric recorded, and published by the publish action
     # (``publish_written``), one after the other, in file order.
-    reads = BatchReads([written[story.pk].doc for _, _, story in publishing], {story.pk for _, _, story in publishing})
+    reads = BatchReads(
+        [written[story.pk].doc for _, _, story in publishing],
+        {story.pk for _, _, story in publishing},
+        claims=known["claim_rows"],  # read before the writer, with the stubs it wrote
+    )
     revisions = [(story.pk, written[story.pk].revision) for _, _, story in publishing]
     with written_in_bulk(written), batch_reads(reads), checks_ahead(reads, revisions):
         outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)

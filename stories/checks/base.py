@@ -79,12 +79,7 @@ class CheckContext:
         self.manifests = {
             m.id: m for m in Manifest.objects.filter(id__in=self.cited_manifest_ids).select_related("publisher")
         }
-        self.claims = {
-            c.id: c
-            for c in Claim.objects.filter(id__in=self.cited_claim_ids).only(
-                "id", "manifest_id", "text", "has_text", "self_reported"
-            )
-        }
+        self.claims = Claim.objects.filter(id__in=self.cited_claim_ids).rows()
 
     @cached_property
     def edition_start(self) -> dt.datetime:

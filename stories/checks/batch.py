@@ -57,9 +57,10 @@ def _claim_set(claims: str) -> frozenset[str]:
 
 class BatchReads:
     """The reads of the checks of ``docs`` (validated desk/1 documents of the new stories
-    ``story_ids``, just written, none of them published), in three queries."""
+    ``story_ids``, just written, none of them published), in three queries, or two when
+    ``claims`` (claim id -> ``ClaimRow``, read for the batch's writer) holds the cited claims."""
 
-    def __init__(self, docs: list[dict], story_ids: set[str]):
+    def __init__(self, docs: list[dict], story_ids: set[str], *, claims: dict | None = None):
         from manifests.models import Claim, Manifest
         from stories.desk import cited_manifest_ids, iter_cites
         from stories.models import Story
@@ -70,12 +71,9 @@ class BatchReads:
         self.manifests = {
             m.id: m for m in Manifest.objects.filter(id__in=self.manifest_ids).select_related("publisher")
         }
-        self.claims = {
-            c.id: c
-            for c in Claim.objects.filter(id__in=self.claim_ids).only(
-                "id", "manifest_id", "text", "has_text", "self_reported"
-            )
-        }
+        if claims is None:
+            claims = Claim.objects.filter(id__in=self.claim_ids).rows()
+        self.claims = {cid: claims[cid] for cid in self.claim_ids if cid in claims}
         self.newsrooms = {doc["newsroom"] for doc in docs}
         self.low = min((_window_start(doc["edition"]) for doc in docs), default="")
         self.high = max((doc["edition"] for doc in docs), default="")

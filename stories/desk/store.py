@@ -103,12 +103,15 @@ def check_append_only(existing: list[dict], incoming: list[dict]) -> None:
 def resolve_batch_references(run: list[tuple[int, dict]]) -> dict:
     """``resolve_references`` for every document of the run, in two queries, each
     document seeing the manifests and claims the documents before it will create. Returns
-    what the database holds: ``{"manifests": set of ids, "claims": {id: manifest id}}``."""
+    what the database holds: ``{"manifests": set of ids, "claims": {id: manifest id},
+    "claim_rows": {id: ClaimRow}}`` (the rows are what the writer and the checks of the
+    run read of its claims: they are read once)."""
     manifest_ids = {mid for _, doc in run for mid in cited_manifest_ids(doc)}
     claim_ids = {cid for _, doc in run for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
     stored = set(Manifest.objects.filter(id__in=manifest_ids).values_list("id", flat=True))
-    db_owners = dict(Claim.objects.filter(id__in=claim_ids).values_list("id", "manifest_id"))
-    known = {"manifests": set(stored), "claims": dict(db_owners)}
+    claim_rows = Claim.objects.filter(id__in=claim_ids).rows()
+    db_owners = {cid: row.manifest_id for cid, row in claim_rows.items()}
+    known = {"manifests": set(stored), "claims": dict(db_owners), "claim_rows": claim_rows}
     available, owners_so_far = set(stored), dict(db_owners)
     for line, doc in run:
         listed = {m["manifest_id"] for m in doc["manifests"]}
