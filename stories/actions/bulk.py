@@ -35,14 +35,19 @@ Item = tuple[int, dict]  # (line number, validated document)
 
 
 def write_new(
-    run: list[Item], known: dict, *, user, action: str, restore: bool = False
+    run: list[Item], known: dict, *, user, action: str, restore: bool = False, rendered=None
 ) -> tuple[list[Story], dict[str, Written]]:
     """Write the new stories of ``run`` (none of them stored; their references resolved:
     ``known`` is what ``desk.resolve_batch_references`` found; its ``claim_rows`` gain the
     stub claims written here), one INSERT per table, then
     their commit step (``commit_new``). Drafts, or with ``restore`` in their documents'
     state. Call inside ``transaction.atomic()``. Returns the stories, in ``run``'s order, and
-    how each one's revision was rendered (by id: ``commit.written_in_bulk``)."""
+    how each one's revision was rendered (by id: ``commit.written_in_bulk``).
+
+    The revisions of version 1 are rendered before any story row is written: ``rendered``
+    (if given) is called with the stories (unsaved) and their ``Written`` then, so that
+    work needing only the revisions (the checks run ahead) can start while the rows are
+    written."""
     docs = [doc for _, doc in run]
     newsrooms = _newsrooms(docs)
     beats = _beats(docs, newsrooms)
@@ -70,6 +75,31 @@ def write_new(
         if restore:
             rows.set_restored_state(story, doc)
         stories.append(story)
+
+    # The document of version 1, rendered from the document and the database's manifests
+    # and claims, as export_story renders the stored story (tests/stories/test_desk_bulk.py).
+    cited = {mid for doc in docs for mid in cited_manifest_ids(doc)}
+    infos = {m.id: ManifestInfo.of(m) for m in Manifest.objects.filter(id__in=cited).select_related("publisher")}
+    # The run's claims as ``resolve_batch_references`` read them, and the stubs written above
+    claims = known["claim_rows"]
+    flags = {
+        cid: claims[cid].self_reported_or_unknown
+        for doc in docs
+        for _, cite in iter_cites(doc)
+        for cid in cite["claim_ids"]
+    }
+    profile = SiteProfile.load()
+    written = {}
+    for story, doc in zip(stories, docs):
+        # an id-less document's story has its new id; a draft is not published
+        fields = {**doc, "id": story.id, "published_at": _to_second(story.published_at)}
+        revision = render(
+            fields, manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
+        )
+        written[story.id] = Written(fields, infos, flags, story.newsroom.title, profile, revision)
+    if rendered is not None:
+        rendered(stories, written)  # before the rows are written: see the docstring
+
     bulk_insert(Story, stories)
     pairs = list(zip(stories, docs))
 
@@ -86,27 +116,6 @@ def write_new(
         ids=False,
     )
 
-    # The document of version 1, rendered from the document and the database's manifests
-    # and claims, as export_story renders the stored story (tests/stories/test_desk_bulk.py).
-    cited = {mid for doc in docs for mid in cited_manifest_ids(doc)}
-    infos = {m.id: ManifestInfo.of(m) for m in Manifest.objects.filter(id__in=cited).select_related("publisher")}
-    # The run's claims as ``resolve_batch_references`` read them, and the stubs written above
-    claims = known["claim_rows"]
-    flags = {
-        cid: claims[cid].self_reported_or_unknown
-        for doc in docs
-        for _, cite in iter_cites(doc)
-        for cid in cite["claim_ids"]
-    }
-    profile = SiteProfile.load()
-    written = {}
-    for story, doc in pairs:
-        # an id-less document's story has its new id; a draft is not published
-        fields = {**doc, "id": story.id, "published_at": _to_second(story.published_at)}
-        revision = render(
-            fields, manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
-        )
-        written[story.id] = Written(fields, infos, flags, story.newsroom.title, profile, revision)
     commit_new([(story, written[story.id].revision) for story, _ in pairs], action=action, user=user)
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))

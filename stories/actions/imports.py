@@ -29,6 +29,8 @@ from. New stories asking to be published are then published, in file order, by
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
@@ -152,36 +154,45 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
     if not run:
         return
     known = resolve_batch_references(run)
-    try:
-        with transaction.atomic():
-            stories, written = write_new(
-                run, known, user=user, action="restore" if restore else action, restore=restore
+    with contextlib.ExitStack() as ahead:
+        reads = None
+
+        def rendered(stories: list[Story], written: dict) -> None:
+            # Their checks' reads made once for the run (``checks.batch``); the criteria that
+            # need nothing the batch writes start in worker processes (``checks.ahead``) as
+            # soon as the revisions are rendered, while the rows are being written.
+            nonlocal reads
+            publishing = [story for story, (_, doc) in zip(stories, run) if doc["published_at"] is not None]
+            if restore or not publishing:
+                return
+            reads = BatchReads(
+                [written[story.pk].doc for story in publishing],
+                {story.pk for story in publishing},
+                claims=known["claim_rows"],  # read before the writer, with the stubs it wrote
             )
-    except (IntegrityError, DataError):
-        # Rolled back to the savepoint. One by one, the refusal is reported with its line
-        # (as the per-story path reports it), or, if it came from the batch as a whole,
-        # the stories are imported after all.
-        for line, doc in run:
-            _one(line, doc, counts, refused, user=user, action=action, restore=restore)
-        return
-    counts["created"] += len(run)
-    if restore:
-        return
-    publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
-    if not publishing:  # a new story not asking to be published stays the draft it was written as
-        return
-    # Their checks' reads made once for the run (``checks.batch``); the criteria that need
-    # nothing the batch writes run ahead in worker processes (``checks.ahead``). Each story
-    # is still checked, its rubric recorded, and published by the publish action
-    # (``publish_written``), one after the other, in file order.
-    reads = BatchReads(
-        [written[story.pk].doc for _, _, story in publishing],
-        {story.pk for _, _, story in publishing},
-        claims=known["claim_rows"],  # read before the writer, with the stubs it wrote
-    )
-    revisions = [(story.pk, written[story.pk].revision) for _, _, story in publishing]
-    with written_in_bulk(written), batch_reads(reads), checks_ahead(reads, revisions):
-        outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)
+            ahead.enter_context(checks_ahead(reads, [(story.pk, written[story.pk].revision) for story in publishing]))
+
+        try:
+            with transaction.atomic():
+                stories, written = write_new(
+                    run, known, user=user, action="restore" if restore else action, restore=restore, rendered=rendered
+                )
+        except (IntegrityError, DataError):
+            # Rolled back to the savepoint. One by one, the refusal is reported with its line
+            # (as the per-story path reports it), or, if it came from the batch as a whole,
+            # the stories are imported after all.
+            ahead.close()  # no worker goes on checking revisions that were not written
+            for line, doc in run:
+                _one(line, doc, counts, refused, user=user, action=action, restore=restore)
+            return
+        counts["created"] += len(run)
+        if reads is None:  # restored, or a new story not asking to be published stays the draft it was written as
+            return
+        # Each story is still checked, its rubric recorded, and published by the publish
+        # action (``publish_written``), one after the other, in file order.
+        publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
+        with written_in_bulk(written), batch_reads(reads):
+            outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)
     for (line, _, story), outcome in zip(publishing, outcomes):
         if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
             refused.append((line, ImportResult(story, "created", refused=outcome)))

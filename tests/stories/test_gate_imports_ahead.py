@@ -99,6 +99,54 @@ def test_while_a_worker_is_busy_the_importing_process_checks_from_the_back(
     assert rubrics(tmp_path, docs) == shared
 
 
+def test_the_workers_start_before_the_rows_are_written(tmp_path, demo, story_doc, workers, taken, monkeypatch):
+    """The revisions of version 1 are rendered before the batch's rows are written, and the
+    workers check them while the rows are written; the rubrics are those checked in process."""
+    from stories.actions import imports
+
+    docs = faulty_docs(story_doc)
+    ids = [d["id"] for d in docs]
+    stored_at_start, real = [], imports.checks_ahead
+
+    def starting(reads, revisions):
+        stored_at_start.append(Story.objects.filter(id__in=ids).count())
+        return real(reads, revisions)
+
+    monkeypatch.setattr(imports, "checks_ahead", starting)
+    ahead_rubrics = rubrics(tmp_path, docs)
+    assert stored_at_start == [0]  # not one of the batch's rows was written yet
+    assert len(taken) == len(docs) and all(r is not None for r in taken)
+    Story.objects.exclude(pk=demo.pk).delete()
+    workers.IMPORT_CHECK_WORKERS = 0
+    assert rubrics(tmp_path, docs) == ahead_rubrics
+
+
+def test_a_batch_the_database_refuses_stops_its_workers(tmp_path, demo, story_doc, workers, taken, monkeypatch):
+    """The workers began on revisions that were rolled back: they are stopped, and the
+    stories, imported one by one, are checked in process, with the same rubrics."""
+    from django.db import IntegrityError
+
+    from stories.actions import rows
+
+    docs = faulty_docs(story_doc)
+    expected = rubrics(tmp_path, docs)
+    Story.objects.exclude(pk=demo.pk).delete()
+    taken.clear()
+    real, terminated = rows.write_parts, []
+
+    def refuse_the_batch(pairs, **kwargs):
+        if len(pairs) > 1:
+            raise IntegrityError("refused")
+        return real(pairs, **kwargs)
+
+    monkeypatch.setattr(rows, "write_parts", refuse_the_batch)
+    terminate = ahead.multiprocessing.pool.Pool.terminate
+    monkeypatch.setattr(ahead.multiprocessing.pool.Pool, "terminate", lambda p: terminated.append(p) or terminate(p))
+    assert rubrics(tmp_path, docs) == expected
+    assert terminated  # the batch's workers were stopped
+    assert taken == []  # nothing checked ahead was used: each story was checked on its own
+
+
 class Chunks:
     """A pool's ordered results, as ``Pool.imap`` gives them (``next`` with a time-out)."""
 
