@@ -1,4 +1,5 @@
-"""``bulk_insert``: ``bulk_create`` for many new rows, through ``COPY`` on PostgreSQL;
+"""``bulk_insert``: ``bulk_create`` for many new rows, through ``COPY`` on PostgreSQL (and
+``bulk_insert_rows`` for rows given as tuples, with no model instances);
 ``bulk_update_rows``: ``bulk_update`` in one ``UPDATE … FROM unnest(…)`` there.
 
 Django 5.2's ``bulk_create`` on PostgreSQL sends the rows as arrays (``INSERT … SELECT *
@@ -67,6 +68,52 @@ def bulk_insert(model, objs: list, *, ids: bool = True) -> list:
         obj._state.adding = False
         obj._state.db = connection.alias
     return objs
+
+
+def bulk_insert_rows(model, names: tuple[str, ...], rows: list[tuple], *, ids: bool = True) -> list | None:
+    """``bulk_insert`` of new rows given as tuples: the values, in the order of ``names``
+    (attnames), of every concrete field but an auto primary key. On PostgreSQL they go to
+    ``COPY`` as they are, without a model instance per row (Django's ``Model.__init__``
+    costs more than the row does); elsewhere, or for a few rows, through ``bulk_insert``.
+    Returns the new rows' primary keys in row order when ``ids``, else None."""
+    meta = model._meta
+    pk = meta.pk
+    auto_pk = isinstance(pk, _AUTO)
+    fields = [f for f in meta.concrete_fields if not (f is pk and auto_pk)]
+    if sorted(names) != sorted(f.attname for f in fields):
+        raise ValueError(f"{model.__name__} rows must give every field but the id: {sorted(f.attname for f in fields)}")
+    connection = connections[DEFAULT_DB_ALIAS]
+    if not rows:
+        return [] if ids else None
+    if connection.vendor != "postgresql" or len(rows) < COPY_FROM:
+        objs = bulk_insert(model, [model(**dict(zip(names, row))) for row in rows], ids=ids)
+        return [obj.pk for obj in objs] if ids else None
+    by_name = {f.attname: f for f in fields}
+    ordered = [by_name[name] for name in names]
+    convert = [None if type(f.target_field if f.is_relation else f) in _AS_IS else f for f in ordered]
+    if any(getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False) for f in ordered):
+        raise ValueError(f"{model.__name__} has auto_now fields: use bulk_insert")
+    if any(convert):
+        rows = [
+            tuple(v if c is None else c.get_db_prep_save(v, connection) for v, c in zip(row, convert)) for row in rows
+        ]
+    qn = connection.ops.quote_name
+    new_ids = _next_ids(connection, meta.db_table, pk.column, len(rows)) if auto_pk and ids else None
+    columns = ([pk] if new_ids is not None else []) + ordered
+    sql = f"COPY {qn(meta.db_table)} ({', '.join(qn(f.column) for f in columns)}) FROM STDIN"
+    start = time.monotonic()
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        if new_ids is None:
+            for row in rows:
+                copy.write_row(row)
+        else:
+            for new_id, row in zip(new_ids, rows):
+                copy.write_row((new_id, *row))
+    if connection.queries_logged:
+        connection.queries_log.append({"sql": f"{sql} -- {len(rows)} rows", "time": f"{time.monotonic() - start:.3f}"})
+    if not ids:
+        return None
+    return new_ids if new_ids is not None else [row[names.index(pk.attname)] for row in rows]
 
 
 def bulk_update_rows(model, objs: list, fields: list[str]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, Manifest
-from newsroom.infra.bulk import bulk_insert
+from newsroom.infra.bulk import bulk_insert, bulk_insert_rows
 from newsroom.models import Beat, Edition, Newsroom
 from stories.desk import (
     DeskError,
@@ -136,52 +136,48 @@ def write_parts(pairs: list[tuple[object, dict]], *, new: bool = False) -> None:
             story.images.all().delete()
             story.related_links.all().delete()
 
-    # One INSERT (or COPY) per table: bulk_insert sets the new rows' ids, which the rows
-    # below them point to (by id: cheaper to build than through the relations). Rows are in
-    # story order in every table, so that many stories written at once get the ids they
-    # would get written one by one.
+    # One INSERT (or COPY) per table, of rows given as tuples (``bulk_insert_rows``: no model
+    # instance per row); the new rows' ids come back, and the rows below them point to them.
+    # Rows are in story order in every table, so that many stories written at once get the
+    # ids they would get written one by one.
     fact_rows = [(n, i, f) for n, (_, doc) in enumerate(pairs) for i, f in enumerate(doc["key_facts"])]
-    facts = bulk_insert(
+    facts = bulk_insert_rows(
         KeyFact,
-        [
-            KeyFact(story_id=pairs[n][0].pk, position=i, text=f["text"], declared_self_reported=f["self_reported"])
-            for n, i, f in fact_rows
-        ],
+        ("story_id", "position", "text", "declared_self_reported"),
+        [(pairs[n][0].pk, i, f["text"], f["self_reported"]) for n, i, f in fact_rows],
     )
     section_rows = [(n, i, s) for n, (_, doc) in enumerate(pairs) for i, s in enumerate(doc["sections"])]
-    sections = bulk_insert(
+    sections = bulk_insert_rows(
         Section,
-        [Section(story_id=pairs[n][0].pk, position=i, heading=s["heading"]) for n, i, s in section_rows],
+        ("story_id", "position", "heading"),
+        [(pairs[n][0].pk, i, s["heading"]) for n, i, s in section_rows],
     )
     rows = [(n, sec, j, p) for sec, (n, _, s) in zip(sections, section_rows) for j, p in enumerate(s["paragraphs"])]
-    paragraphs = bulk_insert(
+    paragraphs = bulk_insert_rows(
         Paragraph,
-        [
-            Paragraph(section_id=sec.pk, position=j, markdown=p["markdown"], html=to_html(p["markdown"]))
-            for _, sec, j, p in rows
-        ],
+        ("section_id", "position", "markdown", "html"),
+        [(sec, j, p["markdown"], to_html(p["markdown"])) for _, sec, j, p in rows],
     )
 
     # Each story's cites in desk/1's order: its key facts' first, then its paragraphs'.
-    owners: list[list[tuple[dict, dict]]] = [[] for _ in pairs]
+    owners: list[list[tuple[tuple, dict]]] = [[] for _ in pairs]
     for kf, (n, _, fact) in zip(facts, fact_rows):
-        owners[n].append(({"key_fact_id": kf.pk}, fact))
+        owners[n].append(((None, kf), fact))
     for para, (n, _, _, data) in zip(paragraphs, rows):
-        owners[n].append(({"paragraph_id": para.pk}, data))
-    cite_rows: list[tuple[Cite, list[str]]] = [
-        (Cite(position=k, manifest_id=cite["manifest_id"], **owner), cite["claim_ids"])
+        owners[n].append(((para, None), data))
+    cite_rows: list[tuple[tuple, list[str]]] = [
+        ((*owner, k, cite["manifest_id"]), cite["claim_ids"])
         for story_owners in owners
         for owner, data in story_owners
         for k, cite in enumerate(data["cites"])
     ]
-    cites = bulk_insert(Cite, [row for row, _ in cite_rows])
-    bulk_insert(
+    cites = bulk_insert_rows(
+        Cite, ("paragraph_id", "key_fact_id", "position", "manifest_id"), [r for r, _ in cite_rows]
+    )
+    bulk_insert_rows(
         CiteClaim,
-        [
-            CiteClaim(cite_id=cite.pk, position=j, claim_id=cid)
-            for cite, (_, ids) in zip(cites, cite_rows)
-            for j, cid in enumerate(ids)
-        ],
+        ("cite_id", "position", "claim_id"),
+        [(cite, j, cid) for cite, (_, ids) in zip(cites, cite_rows) for j, cid in enumerate(ids)],
         ids=False,
     )
     bulk_insert(

@@ -10,7 +10,7 @@ import json
 import pytest
 from django.apps import apps
 from django.core.management import call_command
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -402,6 +402,27 @@ def test_bulk_insert_raises_djangos_integrity_error(db, monkeypatch, copy_from):
             Edition, [Edition(id="2026-10-16T07", starts_at=hour), Edition(id="2026-10-16T07", starts_at=hour)]
         )
     assert not Edition.objects.exists()
+
+
+@pytest.mark.parametrize("copy_from", [bulk.COPY_FROM, 1], ids=["insert", "copy"])
+def test_bulk_insert_rows_writes_tuples_and_returns_their_ids_in_order(demo, monkeypatch, copy_from):
+    from stories.models import Section
+
+    monkeypatch.setattr(bulk, "COPY_FROM", copy_from)
+    ids = bulk.bulk_insert_rows(
+        Section, ("story_id", "position", "heading"), [(demo.pk, 7, "One"), (demo.pk, 8, "Two")]
+    )
+    assert list(Section.objects.filter(pk__in=ids).order_by("pk").values_list("pk", "position", "heading")) == [
+        (ids[0], 7, "One"),
+        (ids[1], 8, "Two"),
+    ]
+    assert bulk.bulk_insert_rows(Section, ("story_id", "position", "heading"), [], ids=True) == []
+    with pytest.raises(ValueError, match="must give every field but the id"):
+        bulk.bulk_insert_rows(Section, ("story_id", "heading"), [(demo.pk, "No position")])
+    rows = [(demo.pk, 9, "Kept back"), (demo.pk, 10, None)]  # a heading is required
+    with pytest.raises(IntegrityError), transaction.atomic():
+        bulk.bulk_insert_rows(Section, ("story_id", "position", "heading"), rows, ids=False)
+    assert not Section.objects.filter(heading="Kept back").exists()
 
 
 def test_bulk_update_rows_sets_each_rows_own_values_in_one_statement(demo):

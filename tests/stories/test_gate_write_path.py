@@ -63,8 +63,8 @@ def story_row_writes(source: str) -> list[tuple[int, str]]:
         if not isinstance(node, ast.Call):
             return
         func = node.func
-        if isinstance(func, ast.Name) and func.id == "bulk_insert":
-            found.append((node.lineno, "bulk_insert"))
+        if isinstance(func, ast.Name) and func.id in {"bulk_insert", "bulk_insert_rows"}:
+            found.append((node.lineno, func.id))
         if not isinstance(func, ast.Attribute):
             return
         links = list(_chain(func.value))
@@ -85,7 +85,8 @@ def project_modules():
     for app in APPS:
         for path in sorted((ROOT / app).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if "/migrations/" in rel or rel.startswith("stories/actions/"):
+            # newsroom/infra/bulk.py defines the bulk writers: it writes what its callers pass
+            if "/migrations/" in rel or rel.startswith("stories/actions/") or rel == "newsroom/infra/bulk.py":
                 continue
             yield rel, path
 
