@@ -19,6 +19,7 @@ import contextlib
 import datetime as dt
 import json
 from contextvars import ContextVar
+from functools import lru_cache
 
 from django.conf import settings
 from django.db.models import TextField
@@ -48,6 +49,19 @@ def _window_start(edition: str) -> str:
 
     start = parse_edition(edition) - dt.timedelta(hours=settings.CHECKS_REPEAT_WINDOW_HOURS)
     return start.strftime(EDITION_FORMAT)
+
+
+@lru_cache(maxsize=256)
+def _hours(start: str, end: str) -> tuple[str, ...]:
+    """The edition hours from ``start`` to ``end``, both included (edition ids, which sort
+    as their hours)."""
+    from newsroom.models import parse_edition
+
+    hour, last, out = parse_edition(start), parse_edition(end), []
+    while hour <= last:
+        out.append(hour.strftime(EDITION_FORMAT))
+        hour += dt.timedelta(hours=1)
+    return tuple(out)
 
 
 def _claim_set(claims: str) -> frozenset[str]:
@@ -90,11 +104,22 @@ class BatchReads:
                 Cast("fingerprint__claim_ids", TextField()),
             )
         )
-        # (id, newsroom, edition, signature, claim ids as JSON text, and as a set)
-        self.candidates: list[tuple[str, str, str, str, str, frozenset[str]]] = [
-            (*row, _claim_set(row[4])) for row in rows
-        ]
+        # (place, id, signature, claim ids as JSON text) by (newsroom, edition hour), and
+        # the places of the candidates citing each claim: a story's window is read hour by
+        # hour, and the candidates sharing one of its claims are found by its claims.
+        self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] = {}
+        self.citing: dict[str, set[int]] = {}
+        self.count = 0
+        for sid, room, edition, sig, claims in rows:
+            self._add(sid, room, edition, sig, claims)
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
+
+    def _add(self, sid: str, room: str, edition: str, sig: str, claims: str) -> None:
+        place = self.count
+        self.count += 1
+        self.by_hour.setdefault((room, edition), []).append((place, sid, sig, claims))
+        for cid in _claim_set(claims):
+            self.citing.setdefault(cid, set()).add(place)
 
     def sources(self, manifest_ids, claim_ids) -> tuple[dict, dict] | None:
         """The manifests and claims ``CheckContext`` would read, or None when the batch
@@ -114,12 +139,16 @@ class BatchReads:
             return None
         if not ctx.excluded_ids <= self.new_ids:
             return None  # pending changes exclude their live story: the query knows it
-        ours, newsroom, end, excluded = set(claim_ids), doc["newsroom"], doc["edition"], ctx.excluded_ids
-        return [
-            (sid, sig, claims if ours and not ours.isdisjoint(claim_set) else "")
-            for sid, room, edition, sig, claims, claim_set in self.candidates
-            if room == newsroom and start <= edition <= end and sid not in excluded
-        ]
+        newsroom, excluded = doc["newsroom"], ctx.excluded_ids
+        sharing = set().union(*(self.citing.get(cid, ()) for cid in set(claim_ids)))
+        end = doc["edition"]
+        if len(self.by_hour) > settings.CHECKS_REPEAT_WINDOW_HOURS:  # the window's hours, one by one
+            buckets = [self.by_hour.get((newsroom, hour), ()) for hour in _hours(start, end)]
+        else:  # a window longer than the candidates' hours: those hours, one by one
+            buckets = [rows for (room, hour), rows in self.by_hour.items() if room == newsroom and start <= hour <= end]
+        found = [row for rows in buckets for row in rows if row[1] not in excluded]
+        found.sort()  # in the order the candidates were read and published
+        return [(sid, sig, claims if place in sharing else "") for place, sid, sig, claims in found]
 
     def covers(self, story_id: str) -> bool:
         """Every read of this story's checks is answered from the batch (a story of the
@@ -141,5 +170,4 @@ class BatchReads:
             sig, claim_ids = StoryFingerprint.objects.values_list("minhash", "claim_ids").get(story_id=story.pk)
         doc_newsroom = story.newsroom.slug
         if doc_newsroom in self.newsrooms and self.low <= story.edition_id <= self.high:
-            claims = json.dumps(claim_ids)
-            self.candidates.append((story.pk, doc_newsroom, story.edition_id, sig, claims, _claim_set(claims)))
+            self._add(story.pk, doc_newsroom, story.edition_id, sig, json.dumps(claim_ids))

@@ -205,3 +205,38 @@ def test_each_story_is_fingerprinted_once(tmp_path, story_doc, monkeypatch):
         stored = StoryFingerprint.objects.get(story_id=doc["id"])
         exported = Revision.objects.get(story_id=doc["id"], version=2).data
         assert [stored.minhash, stored.claim_ids] == list(fingerprint_of(desk.validate(exported)))
+
+
+@pytest.mark.parametrize("window", [24, 5000], ids=["hour-by-hour", "longer-than-the-candidates"])
+def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, window):
+    """``repeat_candidates`` reads a story's window from the candidates by hour: the same
+    rows, in the same order, as filtering every candidate; claim ids only for those sharing
+    one of the story's claims; the story's own id and other newsrooms left out."""
+    import datetime as dt
+    import types
+
+    from stories.checks.batch import BatchReads
+
+    settings.CHECKS_REPEAT_WINDOW_HOURS = window
+    reads = BatchReads.__new__(BatchReads)
+    reads.by_hour, reads.citing, reads.count, reads.fingerprints = {}, {}, 0, {}
+    reads.newsrooms, reads.new_ids, reads.low, reads.high = {"desk", "other"}, {"s-7"}, "2026-01-01T00", "2026-12-31T23"
+    first = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
+    candidates = []
+    for i in range(300):  # every third hour, newest last; some in another newsroom
+        edition = (first + dt.timedelta(hours=(i * 7) % 200)).strftime("%Y-%m-%dT%H")
+        room = "other" if i % 5 == 0 else "desk"
+        claims = json.dumps([f"c{i % 11}", f"c{i % 13 + 100}"])
+        candidates.append((f"s-{i}", room, edition, f"sig{i}", claims))
+        reads._add(*candidates[-1])
+    end = (first + dt.timedelta(hours=150)).strftime("%Y-%m-%dT%H")
+    start = (first + dt.timedelta(hours=150 - window)).strftime("%Y-%m-%dT%H")
+    ctx = types.SimpleNamespace(doc={"newsroom": "desk", "edition": end}, excluded_ids={"s-7"})
+    ours = {"c3", "c104"}
+    expected = [
+        (sid, sig, claims if ours & set(json.loads(claims)) else "")
+        for sid, room, edition, sig, claims in candidates
+        if room == "desk" and start <= edition <= end and sid != "s-7"
+    ]
+    assert expected and any(c for _, _, c in expected) and any(not c for _, _, c in expected)
+    assert reads.repeat_candidates(ctx, sorted(ours)) == expected
