@@ -201,15 +201,27 @@ def _row_change(story, written: Written, *, action, user, reason, details, rubri
         responsibility = desk.responsibility_from(story, record_of(audit, rubric=rubric, edited_by_people=False))
     else:
         responsibility = desk.responsibility_of(story)
-    doc = {**written.doc, **desk.story_fields(story)}
-    data = desk.render(
-        doc,
-        manifests=written.manifests,
-        claims_self_reported=written.claims_self_reported,
-        newsroom_title=written.newsroom_title,
-        profile=written.profile,
-        responsibility=responsibility,
-    )
+    fields = desk.story_fields(story)
+    if written.revision is not None and all(
+        value == written.doc[key] for key, value in fields.items() if key != "published_at"
+    ):
+        # Only its publication changed (the publish of a story just written): the revision
+        # as written, with its publication time and disclosure.
+        data = desk.with_publication(
+            written.revision,
+            published_at=fields["published_at"],
+            profile=written.profile,
+            responsibility=responsibility,
+        )
+    else:
+        data = desk.render(
+            {**written.doc, **fields},
+            manifests=written.manifests,
+            claims_self_reported=written.claims_self_reported,
+            newsroom_title=written.newsroom_title,
+            profile=written.profile,
+            responsibility=responsibility,
+        )
     if (story.headline, story.dek) != (written.doc["headline"], written.doc["dek"]):
         # The parts are as written, so only the row's wording can change the fingerprint
         # the bulk writer stored (``fingerprints.story_text``).

@@ -33,6 +33,7 @@ from .derive import (
     render,
     story_url,
     trust_text,
+    with_publication,
 )
 from .export import (
     correction_fields,
@@ -93,4 +94,5 @@ __all__ = [
     "story_url",
     "trust_text",
     "validate",
+    "with_publication",
 ]

@@ -309,6 +309,21 @@ def render(
     return out
 
 
+def with_publication(
+    rendered: dict, *, published_at: dt.datetime | None, profile: SiteProfile, responsibility: Responsibility
+) -> dict:
+    """What ``render`` returns for the stored fields ``rendered`` was rendered from, but
+    ``published_at`` and ``responsibility``: the only parts of the document those change
+    (its ``published_at`` and its disclosure), without rendering the rest again. The
+    other values are shared with ``rendered``, not copied."""
+    out = dict(rendered)  # the same key order
+    out["published_at"] = format_time(published_at)
+    out["disclosure"] = disclosure(
+        profile.disclosure, agent=rendered["writer"]["agent"], url=rendered["url"], responsibility=responsibility
+    )
+    return out
+
+
 def _ordered_card(card: dict) -> dict:
     ordered = {key: list(card[key]) for key in DECISION_CARD_KEYS if key in card}
     ordered.update({key: list(value) for key, value in card.items() if key not in ordered})
