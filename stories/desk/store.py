@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from manifests.models import Claim, Manifest
+from newsroom.infra.bulk import any_of
 from newsroom.infra.jsondoc import FormatError as DeskError
 
 from .derive import cited_manifest_ids, iter_cites, key_fact_self_reported
@@ -109,7 +110,7 @@ def resolve_batch_references(run: list[tuple[int, dict]]) -> dict:
     manifest_ids = {mid for _, doc in run for mid in cited_manifest_ids(doc)}
     claim_ids = {cid for _, doc in run for _, cite in iter_cites(doc) for cid in cite["claim_ids"]}
     stored = set(Manifest.objects.filter(id__in=manifest_ids).values_list("id", flat=True))
-    claim_rows = Claim.objects.filter(id__in=claim_ids).rows()
+    claim_rows = Claim.objects.filter(id__in=any_of(claim_ids)).rows()
     db_owners = {cid: row.manifest_id for cid, row in claim_rows.items()}
     known = {"manifests": set(stored), "claims": dict(db_owners), "claim_rows": claim_rows}
     available, owners_so_far = set(stored), dict(db_owners)

@@ -425,6 +425,16 @@ def test_bulk_insert_rows_writes_tuples_and_returns_their_ids_in_order(demo, mon
     assert not Section.objects.filter(heading="Kept back").exists()
 
 
+def test_any_of_selects_what_the_list_selects_with_one_parameter_on_postgresql(demo):
+    ids = [demo.pk, "no-such-story", demo.pk]
+    with CaptureQueriesContext(connection) as ctx:
+        found = list(Story.objects.filter(id__in=bulk.any_of(ids)).values_list("id", flat=True))
+        assert list(Story.objects.filter(id__in=bulk.any_of([])).values_list("id", flat=True)) == []
+    assert found == list(Story.objects.filter(id__in=ids).values_list("id", flat=True)) == [demo.pk]
+    if connection.vendor == "postgresql":
+        assert "unnest" in ctx.captured_queries[0]["sql"]
+
+
 def test_bulk_update_rows_sets_each_rows_own_values_in_one_statement(demo):
     """On PostgreSQL one UPDATE … FROM unnest(…); elsewhere bulk_update: the same rows after."""
     import datetime as dt
