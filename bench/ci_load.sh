@@ -10,7 +10,9 @@
 #    cache in DB 12 (flushed first; CI_LOAD_CACHE_URL), the partner throttle lifted. Then
 #    bench/load.sh: `wrk -t2 -c64 -d60s` (after 5 s of warm-up) against the story page, the
 #    API list and the API story detail. Fails on any non-2xx/3xx response or socket error
-#    (connect, read, write, timeout) in any of them.
+#    (connect, read, write, timeout) in any of them (a run with errors during which the
+#    machine itself stalled for over a second is run once more, and that run decides:
+#    bench/load.sh).
 # 2. Faults: bench/fault_pg_restart.py (PostgreSQL restarted under load: 200 or 503 with
 #    Retry-After, recovery without a process restart). It RESTARTS THE MACHINE'S POSTGRESQL
 #    CLUSTER, disconnecting every other user of it: in CI it runs last, after the PostgreSQL

@@ -6,7 +6,8 @@ nothing but the story's revision and the batch's manifests and claims (all of th
 ``not_a_repeat``, whose candidates include the stories of the batch published before it)
 cost most of a story's time and depend on nothing the batch writes, so within
 ``checked_ahead`` they are run for the whole batch in ``IMPORT_CHECK_WORKERS`` forked
-worker processes while the importing process publishes; while the workers' next result is
+worker processes, started as soon as the batch's revisions are rendered, while the
+importing process writes the batch's rows and then publishes; while the workers' next result is
 not ready, the importing process runs them itself for the batch's last stories that no
 worker has begun (each story is taken by one side only, through flags in shared memory).
 The importing process still assembles and records each story's rubric in its publish: it
