@@ -8,6 +8,7 @@ attributes, http/https/mailto links only), so no script, event handler or
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import nh3
@@ -49,8 +50,17 @@ def sanitise(html: str) -> str:
     return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel=LINK_REL)
 
 
+# A paragraph of words, spaces and prose punctuation that starts with a letter and ends
+# with no space: nothing in it is Markdown, nothing to escape or sanitise, so its HTML is
+# one <p> of the text as it is (tests/public/test_sanitising.py: the same HTML as the
+# renderer and the sanitiser give, for every such text). Most story paragraphs are.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 .,;:?'%/()$+=@’‘“”—–-]*")
+
+
 def to_html(markdown: str) -> SafeString:
     """Markdown as sanitised HTML, safe to put in a template."""
+    if markdown and _PLAIN.fullmatch(markdown) and not markdown.endswith(" "):
+        return mark_safe(f"<p>{markdown}</p>\n")
     return mark_safe(sanitise(_md().render(markdown or "")))
 
 

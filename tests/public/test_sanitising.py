@@ -5,6 +5,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from manifests.models import Manifest
 from public import markup
@@ -124,3 +126,41 @@ def test_sanitiser_strips_what_markdown_might_let_through():
 def test_markdown_to_text_keeps_words_only():
     assert markup.to_text("A *b* `c` [d](https://e.org) ![f](https://g.org/h.png)\nnext") == "A b c d f next"
     assert markup.to_text("one\n\ntwo") == "one\n\ntwo"
+
+
+PROSE = "abcXYZ019 .,;:?'%/()$+=@’‘“”—–-"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcXYZ", min_size=1, max_size=1), st.text(alphabet=PROSE, max_size=60))
+def test_plain_prose_is_rendered_as_the_renderer_and_sanitiser_render_it(first, rest):
+    """A paragraph of nothing but prose takes a shortcut to its one <p>: the same HTML."""
+    from stories.markup import _md, sanitise, to_html
+
+    text = first + rest
+    assert to_html(text) == sanitise(_md().render(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain words, then more: 30.7% of 64k (as stated).",
+        "Trailing space ",
+        "1. a list",
+        "- a list",
+        "A <b>tag</b>",
+        "A & B",
+        'A "quote"',
+        "Two\nlines",
+        "    code",
+        "*emphasis*",
+        "[a link](https://example.org)",
+        "~~struck~~",
+        "Ünïcode words",
+        "x\u00a0y",
+    ],
+)
+def test_markdown_and_prose_render_the_same_through_either_path(text):
+    from stories.markup import _md, sanitise, to_html
+
+    assert to_html(text) == sanitise(_md().render(text))
