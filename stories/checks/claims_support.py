@@ -111,11 +111,21 @@ class Evidence:
         sources = [part for m in manifests for part in (m.title, m.publisher.name)]
         claim_readings = [reading(text) for text in self.texts]
         readings = claim_readings + [reading(text) for text in sources]
-        self.figures = {canon for r in readings for _, canon in r.figures}
-        self.figures |= {canon for r in readings for _, canon in r.word_figures}
+        self._readings = readings
+        self.digit_figures = {canon for r in readings for _, canon in r.figures}
+        self._word_figures: set[str] | None = None  # read when a figure is not among the digits
         self.haystack = " " + " | ".join(r.key for r in readings) + " "
         self.wording = set().union(*(r.tokens for r in claim_readings))
         self.ranges = {(low, high) for r in claim_readings for _, low, high in r.ranges}
+
+    def states(self, canon: str) -> bool:
+        """Whether the cited texts state the figure ``canon``, in digits or in words. Their
+        numbers written in words are read only for a figure their digits do not state."""
+        if canon in self.digit_figures:
+            return True
+        if self._word_figures is None:
+            self._word_figures = {canon for r in self._readings for _, canon in r.word_figures}
+        return canon in self._word_figures
 
 
 class ClaimsSupport(Criterion):
@@ -192,7 +202,7 @@ class ClaimsSupport(Criterion):
         read = reading(sentence)
         sentence_figures, sentence_names = read.figures, read.names
         for written, canon in sentence_figures:
-            if canon not in evidence.figures:
+            if not evidence.states(canon):
                 written = excerpt(written)
                 findings.append(
                     finding(
@@ -251,7 +261,7 @@ class ClaimsSupport(Criterion):
         if overlap >= CLAIM_LIKE or sentence_figures or sentence_names:
             for written, canon in read.word_figures:
                 n_meaning += 1
-                if canon not in evidence.figures:
+                if not evidence.states(canon):
                     written = excerpt(written)
                     message = f"{written} ({canon}) is not stated by any cited claim"
                     findings.append(

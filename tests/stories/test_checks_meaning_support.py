@@ -200,3 +200,26 @@ def test_a_reading_is_what_the_text_functions_read(manifests_loaded, seed_doc):
         assert read.figures == tuple(figures(text)) and read.ranges == tuple(ranges(text))
         assert read.tokens == content_tokens(text) and read.key == name_key(text)
         assert read.names == tuple(names(text)) and read.word_figures == word_figures(text)
+
+
+def test_claims_number_words_are_read_only_for_a_figure_their_digits_do_not_state(monkeypatch):
+    """A figure the cited claims state in digits is found without reading their numbers
+    written in words; one they state only in words makes them read, and matches."""
+    import types
+
+    from manifests.models import ClaimRow
+    from stories.checks import claims_support
+    from stories.checks.base import Unit
+
+    claim = "Accuracy rose 30.7% over seven days."
+    claims_support._cached_reading.cache_clear()
+    read, real = [], claims_support.word_figures
+    monkeypatch.setattr(claims_support, "word_figures", lambda text: read.append(text) or real(text))
+    ctx = types.SimpleNamespace(claims={"1": ClaimRow("1", "9", claim, True, False)}, manifests={})
+    unit = Unit("sections[0].paragraphs[0]", "Accuracy rose 30.7%.", [{"manifest_id": "9", "claim_ids": ["1"]}])
+    evidence = claims_support.Evidence(ctx, unit)
+    assert evidence.states("30.7%") and read == []
+    assert evidence.states("7") and read == [claim]
+    assert not evidence.states("8")
+    findings, score = claims_support.ClaimsSupport().check_unit(unit, evidence, claims_support.load_judge())
+    assert score == 1.0 and not [f for f in findings if f["severity"] == "error"]
