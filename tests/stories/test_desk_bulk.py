@@ -452,3 +452,19 @@ def test_bulk_update_rows_sets_each_rows_own_values_in_one_statement(demo):
         ("81", "A new headline", 7, None, Story.Status.PUBLISHED),
         ("990", "Its own", 3, first, Story.Status.SCHEDULED),
     ]
+
+
+def test_revisions_are_stored_with_lz4_on_postgresql(demo):
+    """Revisions' documents, the one large value of a story, use lz4 on a PostgreSQL that has
+    it: its stored value of the demo story's revision says so."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's column compression")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'")
+        if not cursor.fetchone()[0]:
+            pytest.skip("this PostgreSQL was built without lz4")
+        cursor.execute(
+            "SELECT pg_column_compression(data) FROM stories_revision WHERE story_id = %s AND length(data) > 8000",
+            [demo.pk],
+        )
+        assert {row[0] for row in cursor.fetchall()} == {"lz4"}
