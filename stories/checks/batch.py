@@ -71,11 +71,12 @@ def _claim_set(claims: str) -> frozenset[str]:
 
 class BatchReads:
     """The reads of the checks of ``docs`` (validated desk/1 documents of the new stories
-    ``story_ids``, just written, none of them published), in three queries, or two when
-    ``claims`` (claim id -> ``ClaimRow``, read for the batch's writer) holds the cited claims."""
+    ``story_ids``, just written, none of them published), in two queries; their cited
+    claims are taken from ``claims`` (claim id -> ``ClaimRow``, read once for the batch's
+    writer)."""
 
-    def __init__(self, docs: list[dict], story_ids: set[str], *, claims: dict | None = None):
-        from manifests.models import Claim, Manifest
+    def __init__(self, docs: list[dict], story_ids: set[str], *, claims: dict):
+        from manifests.models import Manifest
         from stories.desk import cited_manifest_ids, iter_cites
         from stories.models import Story
 
@@ -85,8 +86,6 @@ class BatchReads:
         self.manifests = {
             m.id: m for m in Manifest.objects.filter(id__in=self.manifest_ids).select_related("publisher")
         }
-        if claims is None:
-            claims = Claim.objects.filter(id__in=self.claim_ids).rows()
         self.claims = {cid: claims[cid] for cid in self.claim_ids if cid in claims}
         self.newsrooms = {doc["newsroom"] for doc in docs}
         self.low = min((_window_start(doc["edition"]) for doc in docs), default="")
@@ -144,7 +143,7 @@ class BatchReads:
         end = doc["edition"]
         if len(self.by_hour) > settings.CHECKS_REPEAT_WINDOW_HOURS:  # the window's hours, one by one
             buckets = [self.by_hour.get((newsroom, hour), ()) for hour in _hours(start, end)]
-        else:  # a window longer than the candidates' hours: those hours, one by one
+        else:  # a window longer than the candidates' hours: each of those hours, if in the window
             buckets = [rows for (room, hour), rows in self.by_hour.items() if room == newsroom and start <= hour <= end]
         found = [row for rows in buckets for row in rows if row[1] not in excluded]
         found.sort()  # in the order the candidates were read and published
