@@ -6,6 +6,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stories.checks.meaning.clauses import MAX_TOKENS, _clauses
 from stories.checks.meaning.judge import DeterministicJudge
@@ -223,3 +225,121 @@ def test_claims_number_words_are_read_only_for_a_figure_their_digits_do_not_stat
     assert not evidence.states("8")
     findings, score = claims_support.ClaimsSupport().check_unit(unit, evidence, claims_support.load_judge())
     assert score == 1.0 and not [f for f in findings if f["severity"] == "error"]
+
+
+_NUMBERISH = [
+    "zero",
+    "o",
+    "nought",
+    "one",
+    "first",
+    "two",
+    "second",
+    "three",
+    "third",
+    "four",
+    "fourth",
+    "five",
+    "twelve",
+    "twelfth",
+    "twenty",
+    "twentieth",
+    "forty",
+    "fourty",
+    "sixty",
+    "ninety",
+    "hundred",
+    "hundreds",
+    "hundredth",
+    "thousand",
+    "million",
+    "billion",
+    "ones",
+    "thirds",
+    "and",
+    "point",
+    "a",
+    "dozen",
+    "half",
+    "twice",
+    "none",
+    "seconds",
+    "oh",
+]
+_ORDINARY = [
+    "the",
+    "model",
+    "rose",
+    "fell",
+    "by",
+    "of",
+    "on",
+    "GSM8K",
+    "Qwen3",
+    "percent",
+    "clock",
+    "30.7%",
+    "1,000",
+    "2nd",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_NUMBERISH + _ORDINARY),
+            st.sampled_from(["", "", "", "-", ",", "."]),
+            st.booleans(),
+        ),
+        max_size=120,
+    )
+)
+def test_texts_without_a_number_word_skip_the_parser_and_read_the_same(parts):
+    """The number words read with the parser only for chunks that hold a word it reads as a
+    number equal those read by giving it every chunk, on texts of number words, the words
+    that join them, ordinary words and figures, in any case, hyphenated or not."""
+    from stories.checks.meaning import numbers
+
+    text = " ".join(word.capitalize() + mark if upper else word + mark for word, mark, upper in parts)
+    source = [m.group(0) for m in numbers._WORDISH.finditer(text[: numbers.MAX_TEXT].replace("-", " "))]
+    specials = numbers.lexicon().number_words
+    every_chunk = [(token, specials[token.lower()]) for token in source if token.lower() in specials]
+    for begin in range(0, len(source), numbers.CHUNK):
+        every_chunk += numbers._parse_chunk(source[begin : begin + numbers.CHUNK], specials)
+    assert _word_figures(text) == tuple(every_chunk)
+
+
+def test_a_text_without_number_words_does_not_reach_the_parser(monkeypatch):
+    from stories.checks.meaning import numbers
+
+    called = []
+    real = numbers._parse_chunk
+    monkeypatch.setattr(numbers, "_parse_chunk", lambda *a: called.append(a) or real(*a))
+    assert _word_figures("Accuracy rose 30.7% on GSM8K, twice the baseline.") == (("twice", "2x"),)
+    assert called == []
+    assert _word_figures("Accuracy rose by four points.") == (("four", "4"),) and len(called) == 1
+
+
+def test_the_number_words_are_the_parsers(seed_doc, seed_manifests_doc):
+    """Each word of ``NUMBER_WORDS`` but "o" is a number to the parser alone, and every word
+    it reads alone as one is there (plurals included): of the stopwords, the lexicon, the
+    demo story and its claims, and words around numbers."""
+    from text_to_num import alpha2digit
+
+    from stories.checks.meaning import numbers
+    from stories.checks.meaning.lexicon import lexicon
+    from stories.text import STOPWORDS
+
+    def read_alone(word):
+        return alpha2digit(word, "en", threshold=0) != word
+
+    assert [w for w in sorted(numbers.NUMBER_WORDS) if w != "o" and not read_alone(w)] == []
+    lex = lexicon()
+    candidates = set(STOPWORDS) | set(lex.terms) | set(lex.negation) | set(lex.number_words)
+    candidates |= set(numbers._WORDISH.findall(json.dumps(seed_doc).replace("-", " ")))
+    candidates |= set(numbers._WORDISH.findall(json.dumps(seed_manifests_doc).replace("-", " ")))
+    candidates |= {w + "s" for w in numbers.NUMBER_WORDS} | {w.upper() for w in numbers.NUMBER_WORDS}
+    candidates |= {"trillion", "quadrillion", "naught", "nil", "oh", "dozen", "score", "couple", "sixtieth", "seconds"}
+    candidates = {w for w in candidates if w.isalpha()}
+    assert [w for w in sorted(candidates) if read_alone(w) and not numbers._numeric(w)] == []
