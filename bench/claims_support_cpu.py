@@ -36,7 +36,7 @@ from stories import desk  # noqa: E402
 from stories.checks.base import CheckContext  # noqa: E402
 from stories.checks.claims_support import ClaimsSupport  # noqa: E402
 
-KEPT = {"lexicon", "_judge_class", "_marked", "_md"}  # loaded data, not readings of texts
+KEPT = {"lexicon", "_judge_class", "_special", "_md"}  # loaded data, not readings of texts
 
 
 def clear_text_caches() -> None:

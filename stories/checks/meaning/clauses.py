@@ -56,7 +56,7 @@ def _is_content(word: str) -> bool:
     return word not in STOPWORDS and (len(word) > 1 or word.isdigit())
 
 
-def _content(words: list[str]) -> frozenset:
+def _content(words) -> frozenset:
     # ``content_word`` keeps what ``_is_content`` keeps, stemmed, and is None for the rest
     content = set(map(content_word, words))
     content.discard(None)
@@ -67,11 +67,11 @@ _FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
 
 
 @lru_cache(maxsize=1)
-def _marked() -> frozenset:
-    """Tokens the second pass of ``_read`` does anything with, besides words ending in n't
-    and the lexicon's terms."""
+def _special() -> frozenset:
+    """Tokens the second pass of ``_read`` does anything with, besides words ending in n't:
+    negations, their markers and the lexicon's terms."""
     lex = lexicon()
-    return lex.negation_before_to | lex.negation | {"not", "nor", "zero", "0"}
+    return frozenset(lex.negation_before_to | lex.negation | {"not", "nor", "zero", "0"} | set(lex.terms))
 
 
 def _window(tokens: list[str], start: int, step: int) -> list[str]:
@@ -104,11 +104,14 @@ def _frame(type_, pref: list[str], rej: list[str], cue: str, comparator: str = "
 
 def _read(tokens: list[str]) -> Clause:
     lex = lexicon()
-    clause = Clause(text=" ".join(t for t in tokens if t not in _PUNCT), tokens=tokens)
+    kinds = set(tokens)  # each pass below visits only the tokens it does anything with
+    words = [t for t in tokens if t not in _PUNCT] if not _PUNCT.isdisjoint(kinds) else tokens
+    clause = Clause(text=" ".join(words), tokens=tokens)
     contrast_nots: set[int] = set()
     n = len(tokens)
-    for i, tok in enumerate(tokens):
-        if tok not in _FRAME_CUES:
+    cues = _FRAME_CUES.intersection(kinds)
+    for i, tok in enumerate(tokens) if cues else ():
+        if tok not in cues:
             continue
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok == "not" and i > 0 and tokens[i - 1] == ",":  # "X, not Y"
@@ -149,9 +152,11 @@ def _read(tokens: list[str]) -> Clause:
                         if f:
                             clause.frames.append(f)
                     break
-    marked, terms = _marked(), lex.terms
-    for i, tok in enumerate(tokens):
-        if tok not in marked and tok not in terms and not tok.endswith(("n't", "n’t")):
+    terms = lex.terms
+    special = _special().intersection(kinds)
+    contracted = any(t.endswith(("n't", "n’t")) for t in kinds) if "'" in clause.text or "’" in clause.text else False
+    for i, tok in enumerate(tokens) if special or contracted else ():
+        if tok not in special and not (contracted and tok.endswith(("n't", "n’t"))):
             continue  # an ordinary word or punctuation: nothing below applies to it
         nxt = tokens[i + 1] if i + 1 < n else ""
         if tok in lex.negation_before_to and nxt == "to":
@@ -171,7 +176,7 @@ def _read(tokens: list[str]) -> Clause:
             continue
         for group, side in lex.terms.get(tok, ()):
             clause.terms.setdefault(group, []).append((side, tok))
-    clause.content = _content([t for t in tokens if t not in lex.terms and t not in lex.negation])
+    clause.content = _content(kinds.difference(terms, lex.negation))
     return clause
 
 
@@ -207,7 +212,11 @@ def _cached_clauses(sentence: str) -> tuple[Clause, ...]:
 
 
 def _clauses(sentence: str) -> tuple[Clause, ...]:
-    tokens = [m[0] for m in islice(_TOKEN.finditer(sentence.lower()), MAX_TOKENS)]
+    lowered = sentence.lower()
+    if len(lowered) <= CACHED_TEXT:  # at most a thousand tokens: all read at once, then cut
+        tokens = _TOKEN.findall(lowered)[:MAX_TOKENS]
+    else:
+        tokens = [m[0] for m in islice(_TOKEN.finditer(lowered), MAX_TOKENS)]
     return tuple(_read(part) for part in _split(tokens))
 
 

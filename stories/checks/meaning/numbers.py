@@ -48,12 +48,14 @@ def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
     text = text[:MAX_TEXT]
     specials = lexicon().number_words
     out: list[tuple[str, str]] = []
-    source = [m.group(0) for m in _WORDISH.finditer(text.replace("-", " "))]
+    source = _WORDISH.findall(text.replace("-", " "))
+    numeric = []
     for token in source:
-        canon = specials.get(token.lower())
+        low = token.lower()
+        canon = specials.get(low)
         if canon is not None:
             out.append((token, canon))
-    numeric = [t.isalpha() and _numeric(t) for t in source]
+        numeric.append(low.rstrip("s") in NUMBER_WORDS)  # as ``_numeric``; no figure is there
     if not any(numeric):
         return tuple(out)
     # The parser's time grows faster than its input on long runs of number words: it reads
