@@ -71,15 +71,16 @@ def written_in_bulk(written: dict[str, Written]):
         _WRITTEN.reset(token)
 
 
-def take_written_revision(story) -> dict | None:
+def written_revision(story) -> dict | None:
     """The revision of ``story``'s version as the bulk writer wrote it in this transaction
-    (equal to the stored one: plain JSON values), handed over once (then dropped, so that
-    a batch's revisions are not all held to its end); None when it was not written so."""
+    (equal to the stored one: plain JSON values); None when it was not written so. It is
+    kept until the change of the story's row is committed (``_row_change``, which makes
+    the published revision from it), then dropped, so that a batch's revisions are not all
+    held to its end."""
     written = (_WRITTEN.get() or {}).get(story.pk)
     if written is None or story.version != 1:
         return None
-    revision, written.revision = written.revision, None
-    return revision
+    return written.revision
 
 
 def audit_entry(story, action: str, user, *, version: int, reason: str = "", details: dict | None = None):
@@ -202,13 +203,14 @@ def _row_change(story, written: Written, *, action, user, reason, details, rubri
     else:
         responsibility = desk.responsibility_of(story)
     fields = desk.story_fields(story)
-    if written.revision is not None and all(
+    revision, written.revision = written.revision, None  # this change's revision replaces it
+    if revision is not None and all(
         value == written.doc[key] for key, value in fields.items() if key != "published_at"
     ):
         # Only its publication changed (the publish of a story just written): the revision
         # as written, with its publication time and disclosure.
         data = desk.with_publication(
-            written.revision,
+            revision,
             published_at=fields["published_at"],
             profile=written.profile,
             responsibility=responsibility,

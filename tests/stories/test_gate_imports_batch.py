@@ -208,6 +208,28 @@ def test_each_story_is_fingerprinted_once(tmp_path, story_doc, monkeypatch):
         assert [stored.minhash, stored.claim_ids] == list(fingerprint_of(desk.validate(exported)))
 
 
+def test_each_story_is_rendered_once_and_published_from_that_revision(tmp_path, story_doc, monkeypatch):
+    """Publishing a story just written changes only its publication: its published revision
+    is the written one with its publication time and disclosure, not rendered again, and
+    equals the export (``test_published_revision_equals_the_export``)."""
+    from stories.actions import bulk
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    docs = [story_doc(id=str(960 + i), slug=f"r-{i}", newsroom=f"desk-{i}") for i in range(3)]
+    rendered, published = [], []
+    render, with_publication = desk.render, desk.with_publication
+    counted = lambda *a, **kw: rendered.append(a[0]["id"]) or render(*a, **kw)  # noqa: E731
+    monkeypatch.setattr(desk, "render", counted)  # what the publish would render with
+    monkeypatch.setattr(bulk, "render", counted)  # the bulk writer's
+    monkeypatch.setattr(
+        desk, "with_publication", lambda r, **kw: published.append(r["id"]) or with_publication(r, **kw)
+    )
+    call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO(), stderr=io.StringIO())
+    ids = [d["id"] for d in docs]
+    assert Story.objects.filter(status=Story.Status.PUBLISHED, id__in=ids).count() == 3
+    assert sorted(rendered) == sorted(published) == ids
+
+
 @pytest.mark.parametrize("window", [24, 5000], ids=["hour-by-hour", "longer-than-the-candidates"])
 def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, window):
     """``repeat_candidates`` reads a story's window from the candidates by hour: the same
