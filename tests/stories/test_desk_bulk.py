@@ -468,3 +468,35 @@ def test_revisions_are_stored_with_lz4_on_postgresql(demo):
             [demo.pk],
         )
         assert {row[0] for row in cursor.fetchall()} == {"lz4"}
+
+
+def test_few_collections_raises_the_youngest_threshold_and_restores_all():
+    import gc
+
+    from newsroom.infra.bulk import few_collections
+
+    before = gc.get_threshold()
+    with few_collections(12_345):
+        assert gc.get_threshold() == (12_345, *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), few_collections(999):
+        raise RuntimeError("a failed import")
+    assert gc.get_threshold() == before
+
+
+def test_an_import_runs_with_few_collections(tmp_path, story_doc, monkeypatch):
+    """The file is imported with the collector's youngest threshold raised, and restored."""
+    import gc
+
+    from stories import actions
+    from tests.seed import SEED_MANIFESTS
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    seen, real = [], actions.import_batch
+    monkeypatch.setattr(actions, "import_batch", lambda *a, **kw: seen.append(gc.get_threshold()) or real(*a, **kw))
+    before = gc.get_threshold()
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(story_doc(id="990", slug="gc-1")) + "\n", encoding="utf-8")
+    call_command("import_stories", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+    assert seen and all(t[0] == 50_000 and t[1:] == before[1:] for t in seen)
+    assert gc.get_threshold() == before

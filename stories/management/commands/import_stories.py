@@ -11,6 +11,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
+from newsroom.infra.bulk import few_collections
 from stories import actions, desk
 
 BATCH_SIZE = 500  # documents validated, then written together (stories.actions.bulk)
@@ -156,7 +157,7 @@ def import_file(
         if not connection.force_debug_cursor:
             connection.queries_log.clear()
 
-    with transaction.atomic():
+    with transaction.atomic(), few_collections():
         if path.suffix.lower() == ".jsonl":
             with path.open("rb") as fh:
                 if progress:
