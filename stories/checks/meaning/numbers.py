@@ -55,7 +55,7 @@ def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
         canon = specials.get(low)
         if canon is not None:
             out.append((token, canon))
-        numeric.append(low.rstrip("s") in NUMBER_WORDS)  # as ``_numeric``; no figure is there
+        numeric.append(_numeric(low))
     if not any(numeric):
         return tuple(out)
     # The parser's time grows faster than its input on long runs of number words: it reads
@@ -145,9 +145,10 @@ NUMBER_WORDS = frozenset(
 )
 
 
-def _numeric(token: str) -> bool:
-    """Whether the parser may read the word (letters only) as a number or part of one."""
-    return token.lower().rstrip("s") in NUMBER_WORDS
+def _numeric(low: str) -> bool:
+    """Whether the parser may read the lowercased word as a number or part of one (a figure
+    in digits never is)."""
+    return low.rstrip("s") in NUMBER_WORDS
 
 
 def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
