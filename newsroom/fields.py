@@ -11,6 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 
+class JSONText(str):
+    """A value already serialised as ``OrderedJSONField`` stores it (``OrderedJSONField.text``):
+    saved as it is, so that a document serialised once for another use (a digest) is not
+    serialised again to be stored."""
+
+
 class OrderedJSONField(models.TextField):
     description = "JSON, stored as text so that key order is kept"
 
@@ -25,9 +31,16 @@ class OrderedJSONField(models.TextField):
                 raise ValidationError(f"not valid JSON: {exc}") from exc
         return value
 
+    @staticmethod
+    def text(value) -> JSONText:
+        """``value`` as this field stores it."""
+        return JSONText(json.dumps(value, ensure_ascii=False))
+
     def get_prep_value(self, value):
         if value is None:
             return None
+        if type(value) is JSONText:
+            return str(value)
         return json.dumps(value, ensure_ascii=False)
 
     def value_to_string(self, obj):

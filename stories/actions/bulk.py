@@ -11,6 +11,7 @@ import datetime as dt
 
 from manifests.formats import upsert_manifest
 from manifests.models import Claim, ClaimRow, Manifest
+from newsroom.fields import OrderedJSONField
 from newsroom.infra.bulk import analyze, bulk_insert
 from newsroom.models import Beat, Edition, Newsroom, SiteProfile, parse_edition
 from stories.desk import ManifestInfo, cited_manifest_ids, iter_cites, render, set_text_fields
@@ -96,7 +97,9 @@ def write_new(
         revision = render(
             fields, manifests=infos, claims_self_reported=flags, newsroom_title=story.newsroom.title, profile=profile
         )
-        written[story.id] = Written(fields, infos, flags, story.newsroom.title, profile, revision)
+        # Serialised once: the checks run ahead compare its digest, and it is stored as it is.
+        text = OrderedJSONField.text(revision)
+        written[story.id] = Written(fields, infos, flags, story.newsroom.title, profile, revision, text)
     if rendered is not None:
         rendered(stories, written)  # before the rows are written: see the docstring
 
@@ -116,7 +119,14 @@ def write_new(
         ids=False,
     )
 
-    commit_new([(story, written[story.id].revision) for story, _ in pairs], action=action, user=user)
+    commit_new(
+        [(story, written[story.id].revision) for story, _ in pairs],
+        action=action,
+        user=user,
+        texts=[written[story.id].revision_text for story, _ in pairs],
+    )
+    for w in written.values():
+        w.revision_text = None  # stored: not held to the batch's end
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
     return stories, written

@@ -52,6 +52,7 @@ class Written:
     newsroom_title: str
     profile: object
     revision: dict | None = None  # the revision of version 1 as written (``desk.render``'s output)
+    revision_text: str | None = None  # that revision as stored (``OrderedJSONField.text``), until stored
 
 
 # Stories the bulk writer has just written in this transaction (id -> Written): their parts
@@ -284,18 +285,24 @@ def commit_written(changes: list[RowChange], *, action: str, fields: list[str], 
                 signal.send(sender=Story, story=change.story, user=user)
 
 
-def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None) -> None:
+def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None, texts: list | None = None) -> None:
     """The commit step of many new stories, written (at version 1) in bulk: their revisions
     (``data``, each story's desk/1 document as ``export_story`` renders it), audit entries and
     fingerprints, one INSERT per table. No story signal: a new story is in no cache and in
     no partner's feed; the ``lists`` generation is bumped once (``Story`` ``post_save``,
-    which bulk writes do not send, bumps it for a story saved one at a time)."""
+    which bulk writes do not send, bumps it for a story saved one at a time). ``texts``
+    (by pair, None where not given): the revisions already serialised as stored
+    (``OrderedJSONField.text``), stored as they are."""
     if not pairs:
         return
+    texts = texts or [None] * len(pairs)
     audits = [audit_entry(story, action, user, version=1) for story, _ in pairs]
     bulk_insert(
         Revision,
-        [Revision(story_id=story.pk, version=1, created_by=user, data=data) for story, data in pairs],
+        [
+            Revision(story_id=story.pk, version=1, created_by=user, data=data if text is None else text)
+            for (story, data), text in zip(pairs, texts, strict=True)
+        ],
         ids=False,
     )
     bulk_insert(AuditEntry, audits, ids=False)

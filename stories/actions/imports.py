@@ -170,7 +170,8 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
                 {story.pk for story in publishing},
                 claims=known["claim_rows"],  # read before the writer, with the stubs it wrote
             )
-            ahead.enter_context(checks_ahead(reads, [(story.pk, written[story.pk].revision) for story in publishing]))
+            handed = [(story.pk, written[story.pk].revision, written[story.pk].revision_text) for story in publishing]
+            ahead.enter_context(checks_ahead(reads, handed))
 
         try:
             with transaction.atomic():

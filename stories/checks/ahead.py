@@ -12,7 +12,9 @@ not ready, the importing process runs them itself for the batch's last stories t
 worker has begun (each story is taken by one side only, through flags in shared memory).
 The importing process still assembles and records each story's rubric in its publish: it
 takes the results for those criteria only when they were computed from the same revision
-(compared by digest), runs ``not_a_repeat`` and any criterion a worker could not compute,
+(compared by digest: of the revision as stored, serialised once before the fork for both
+the digest and the stored revision; a revision other than the one handed over is serialised
+again to compare), runs ``not_a_repeat`` and any criterion a worker could not compute,
 and records the rubric as usual (tests/stories/test_gate_imports_ahead.py: the rubrics
 equal those of the checks run in process, planted faults included).
 
@@ -28,12 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import multiprocessing
 from contextvars import ContextVar
 
 from django.conf import settings
 from django.db import connections
+
+from newsroom.fields import OrderedJSONField
 
 DETERMINISTIC_JUDGE = "stories.checks.meaning.judge.DeterministicJudge"
 CHUNK = 4  # stories a worker takes at a time
@@ -41,7 +44,8 @@ FREE, A_WORKERS, HERE = 0, 1, 2  # who took a story (``Ahead``'s claims)
 WAIT_SECONDS = 120  # a worker that has not answered by then is given up (its stories checked here)
 
 # What a worker inherits through the fork: (the batch's reads, story id -> revision, the
-# criteria to run, who took each story, story id -> its place in the batch).
+# criteria to run, who took each story, story id -> its place in the batch, story id -> the
+# digest of its revision).
 _PLAN: tuple | None = None
 _AHEAD: ContextVar[Ahead | None] = ContextVar("checks_ahead", default=None)
 
@@ -51,7 +55,13 @@ class WorkerQuery(Exception):
 
 
 def digest(revision: dict) -> str:
-    return hashlib.blake2b(json.dumps(revision, ensure_ascii=False).encode(), digest_size=16).hexdigest()
+    """The digest of a revision as stored (``OrderedJSONField``)."""
+    return text_digest(OrderedJSONField.text(revision))
+
+
+def text_digest(text: str) -> str:
+    """The digest of a revision's stored text."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _refuse(execute, sql, params, many, context):
@@ -74,16 +84,16 @@ def _check(story_id: str) -> tuple[str, str | None, dict | None]:
     """In a worker: the results of the criteria ahead for ``story_id``'s revision, by name
     (None when the importing process took the story first)."""
     try:
-        reads, revisions, criteria, claims, positions = _PLAN
+        reads, revisions, criteria, claims, positions, digests = _PLAN
         with claims.get_lock():
             if claims[positions[story_id]] != FREE:
                 return story_id, None, None
             claims[positions[story_id]] = A_WORKERS
-        revision = revisions[story_id]
+        revision = revisions[story_id]  # the fork's copy of the revision the digest was made from
         with contextlib.ExitStack() as stack:
             for alias in connections:
                 stack.enter_context(connections[alias].execute_wrapper(_refuse))
-            return story_id, digest(revision), _run(reads, revision, story_id, criteria)
+            return story_id, digests[story_id], _run(reads, revision, story_id, criteria)
     except Exception:  # a refused query or any other failure: the importing process checks it
         return story_id, None, None
 
@@ -100,8 +110,11 @@ class Ahead:
     criteria; ``claims``: who took each story, shared with the workers), until it meets the
     stories the workers have begun."""
 
-    def __init__(self, pool, story_ids: list[str], *, plan: tuple | None = None, claims=None):
+    def __init__(
+        self, pool, story_ids: list[str], *, plan: tuple | None = None, claims=None, digests: dict | None = None
+    ):
         self.pool = pool
+        self.digests = digests or {}  # story id -> the digest of the revision handed over
         self.order = list(story_ids)
         self.waiting = set(story_ids)
         chunks = [story_ids[i : i + CHUNK] for i in range(0, len(story_ids), CHUNK)]
@@ -113,8 +126,8 @@ class Ahead:
 
     def take(self, story_id: str, revision: dict) -> dict | None:
         """The results for ``story_id`` if they were computed from ``revision``."""
-        if self.plan is not None:
-            self.plan[1].pop(story_id, None)  # its turn has come: this process keeps it no longer
+        handed = self.plan[1].pop(story_id, None) if self.plan is not None else None  # kept no longer
+        planned = self.digests.pop(story_id, None)
         if story_id in self.here:
             checked, results = self.here.pop(story_id)
             return results if checked is revision or digest(checked) == digest(revision) else None
@@ -129,7 +142,11 @@ class Ahead:
             sid, seen, results = self.ready.pop()
             self.waiting.discard(sid)
             if sid == story_id:
-                return results if seen is not None and seen == digest(revision) else None
+                if seen is None:
+                    return None
+                # The revision handed over (whose digest was made as it was stored), or one
+                # serialised again to compare.
+                return results if seen == (planned if revision is handed else digest(revision)) else None
         return None
 
     def _next_chunk(self) -> list | None:
@@ -179,19 +196,23 @@ def workers_for(count: int) -> int:
 
 
 @contextlib.contextmanager
-def checked_ahead(reads, revisions: list[tuple[str, dict]], criteria):
+def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria):
     """Within the block, ``take(story_id, revision)`` gives the workers' results of
-    ``criteria`` for the stories of ``revisions`` ((story id, revision) in the order they
-    will be checked), whose checks read ``reads`` (``checks.batch.BatchReads``)."""
+    ``criteria`` for the stories of ``revisions`` ((story id, revision, the revision as
+    stored or None) in the order they will be checked), whose checks read ``reads``
+    (``checks.batch.BatchReads``). A stored text given must be the revision's
+    (``OrderedJSONField.text``), and the revision must not change afterwards: its digest,
+    made from the text, stands for it."""
     global _PLAN
     workers = workers_for(len(revisions))
     if not workers:
         yield None
         return
     context = multiprocessing.get_context("fork")
-    plan = (reads, dict(revisions), tuple(criteria))
+    plan = (reads, {sid: revision for sid, revision, _ in revisions}, tuple(criteria))
+    digests = {sid: text_digest(text) if text is not None else digest(revision) for sid, revision, text in revisions}
     claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
-    _PLAN = (*plan, claims, {sid: i for i, (sid, _) in enumerate(revisions)})
+    _PLAN = (*plan, claims, {sid: i for i, (sid, _, _) in enumerate(revisions)}, digests)
     try:
         pool = context.Pool(workers)
     except OSError:  # no process could be forked (memory, process limits): check them here
@@ -201,7 +222,7 @@ def checked_ahead(reads, revisions: list[tuple[str, dict]], criteria):
     if pool is None:
         yield None
         return
-    token = _AHEAD.set(Ahead(pool, [sid for sid, _ in revisions], plan=plan, claims=claims))
+    token = _AHEAD.set(Ahead(pool, [sid for sid, _, _ in revisions], plan=plan, claims=claims, digests=digests))
     try:
         yield _AHEAD.get()
     finally:

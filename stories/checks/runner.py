@@ -26,7 +26,7 @@ CRITERIA_NAMES = tuple(c.name for c in CRITERIA)
 AHEAD_CRITERIA = tuple(c for c in CRITERIA if not isinstance(c, NotARepeat))
 
 
-def checks_ahead(reads, revisions: list[tuple[str, dict]]):
+def checks_ahead(reads, revisions: list[tuple[str, dict, str | None]]):
     """``ahead.checked_ahead`` for the criteria that read only the story and its sources."""
     return checked_ahead(reads, revisions, AHEAD_CRITERIA)
 

@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 
 from stories.checks import ahead
-from stories.checks.ahead import Ahead, digest
+from stories.checks.ahead import Ahead, digest, text_digest
 from stories.checks.runner import AHEAD_CRITERIA
-from stories.models import Story
+from stories.models import Revision, Story
 from tests.stories.test_gate_imports_batch import faulty_docs, rubrics
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -52,6 +52,31 @@ def test_rubrics_checked_ahead_equal_those_checked_in_process(tmp_path, demo, st
     }
     assert failed["911"] == ["claims_support"] and failed["912"] == ["paragraphs_cited"]
     assert failed["914"] == ["manifests_recent"] and failed["921"] == ["not_a_repeat"]
+
+
+def test_each_revision_is_serialised_once_for_its_digest_and_its_row(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    """The digest that stands for a revision handed to the workers is made from the text that
+    is stored: neither the workers nor the importing process serialise it again to compare
+    (here doing so would fail, and the story would be checked in process)."""
+    from newsroom.fields import OrderedJSONField
+
+    made = []
+    text = OrderedJSONField.text
+    monkeypatch.setattr(OrderedJSONField, "text", staticmethod(lambda value: made.append(t := text(value)) or t))
+
+    def serialised_again(revision):
+        raise AssertionError("a revision serialised again to compare")
+
+    monkeypatch.setattr(ahead, "digest", serialised_again)
+    docs = faulty_docs(story_doc)
+    rubrics(tmp_path, docs)
+    assert len(taken) == len(docs) and all(r is not None for r in taken)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT data FROM {Revision._meta.db_table} WHERE version = 1 AND story_id != %s", [demo.pk])
+        stored = sorted(text_digest(row[0]) for row in cursor.fetchall())
+    assert stored == sorted(text_digest(t) for t in made) and len(made) == len(docs)
 
 
 def test_a_worker_that_would_read_the_database_leaves_the_story_here(
@@ -183,6 +208,18 @@ def test_results_are_taken_only_for_the_revision_they_were_computed_from():
     assert got.take("z", revisions["a"]) is None  # not a story of the batch
     assert got.take("c", revisions["c"]) == results[2][2]
     assert got.take("c", revisions["c"]) is None  # taken once
+
+
+def test_the_revision_handed_over_is_known_by_its_digest_and_another_is_serialised_to_compare():
+    revisions = {sid: {"id": sid, "headline": f"Story {sid}"} for sid in "abc"}
+    digests = {sid: digest(rev) for sid, rev in revisions.items()}
+    results = [(sid, digests[sid], {"x": sid}) for sid in revisions]
+    plan = (None, dict(revisions), ())
+    got = Ahead(Pool(Chunks([results])), list("abc"), plan=plan, digests=dict(digests))
+    got.back = 0  # nothing checked here
+    assert got.take("a", revisions["a"]) == {"x": "a"}  # the very revision handed over
+    assert got.take("b", dict(revisions["b"])) == {"x": "b"}  # an equal copy, compared by its digest
+    assert got.take("c", {**revisions["c"], "headline": "Changed since"}) is None
 
 
 def test_a_worker_that_does_not_answer_leaves_the_rest_here():
