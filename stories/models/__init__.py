@@ -146,16 +146,18 @@ class Story(models.Model):
     Review = ReviewStatus
 
     id = models.CharField(primary_key=True, max_length=64, default=new_story_id)
-    slug = models.SlugField(max_length=200)
-    edition = models.ForeignKey(Edition, on_delete=models.PROTECT, related_name="stories")
+    slug = models.SlugField(max_length=200, db_index=False)  # indexed in Meta.indexes
+    edition = models.ForeignKey(Edition, on_delete=models.PROTECT, related_name="stories", db_index=False)
     edition_date = models.DateField(editable=False, help_text="The edition's date: slugs are unique per date.")
     newsroom = models.ForeignKey(Newsroom, on_delete=models.PROTECT, related_name="stories")
     beat = models.ForeignKey(Beat, on_delete=models.PROTECT, related_name="stories", null=True, blank=True)
-    audience = models.SlugField(max_length=100, blank=True)
+    audience = models.SlugField(max_length=100, blank=True, db_index=False)
     angle = models.TextField(blank=True)
     headline = models.CharField(max_length=500)
     dek = models.TextField(blank=True)
-    trust = models.SlugField(max_length=50, default="reported", help_text="The editorial label, e.g. reported.")
+    trust = models.SlugField(
+        max_length=50, default="reported", db_index=False, help_text="The editorial label, e.g. reported."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     published_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True)
@@ -172,7 +174,10 @@ class Story(models.Model):
         help_text="The editor or writer who created the story in the admin.",
     )
     created_by_partner = models.SlugField(
-        max_length=100, blank=True, help_text="The syndication partner whose API key submitted the story (its slug)."
+        max_length=100,
+        blank=True,
+        db_index=False,
+        help_text="The syndication partner whose API key submitted the story (its slug).",
     )
     revised_at = models.DateTimeField(
         null=True,
@@ -185,6 +190,7 @@ class Story(models.Model):
         null=True,
         blank=True,
         related_name="pending_drafts",
+        db_index=False,  # story_one_pending_draft indexes it
         help_text="For pending changes to a live story: the live story they will replace when published.",
     )
     version = models.PositiveIntegerField(default=1, help_text="Bumped by every save, publish and correction.")
@@ -225,6 +231,11 @@ class Story(models.Model):
             models.Index(fields=["status", "updated_at", "id"], name="story_updated_cursor"),
             # the home page and the feeds read the newest stories of all newsrooms together
             models.Index(fields=["status", "-published_at"], name="story_latest"),
+            # Text keys are indexed here rather than with db_index, which on PostgreSQL adds a
+            # second, varchar_pattern_ops index for LIKE that no query of these columns uses
+            # (and that every write of a row has to update).
+            models.Index(fields=["edition"], name="story_edition"),
+            models.Index(fields=["slug"], name="story_slug"),
         ]
         permissions = [
             ("publish_story", "Can publish, unpublish and schedule stories"),
@@ -262,12 +273,13 @@ class Story(models.Model):
 
 
 class Section(models.Model):
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="sections")
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="sections", db_index=False)
     position = models.PositiveIntegerField(default=0)
     heading = models.CharField(max_length=500)
 
     class Meta:
         ordering = ["position", "id"]
+        indexes = [models.Index(fields=["story"], name="section_story")]
 
     def __str__(self):
         return self.heading
@@ -299,7 +311,7 @@ class Paragraph(models.Model):
 
 
 class KeyFact(models.Model):
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="key_facts")
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="key_facts", db_index=False)
     position = models.PositiveIntegerField(default=0)
     text = models.TextField()
     declared_self_reported = models.BooleanField(
@@ -308,6 +320,7 @@ class KeyFact(models.Model):
 
     class Meta:
         ordering = ["position", "id"]
+        indexes = [models.Index(fields=["story"], name="keyfact_story")]
 
     def __str__(self):
         return self.text[:80]
@@ -336,7 +349,7 @@ class Cite(models.Model):
     paragraph = models.ForeignKey(Paragraph, on_delete=models.CASCADE, null=True, blank=True, related_name="cites")
     key_fact = models.ForeignKey(KeyFact, on_delete=models.CASCADE, null=True, blank=True, related_name="cites")
     position = models.PositiveIntegerField(default=0)
-    manifest = models.ForeignKey(Manifest, on_delete=models.PROTECT, related_name="cites")
+    manifest = models.ForeignKey(Manifest, on_delete=models.PROTECT, related_name="cites", db_index=False)
 
     objects = models.Manager.from_queryset(CiteQuerySet)()
 
@@ -349,6 +362,7 @@ class Cite(models.Model):
                 name="cite_has_one_owner",
             )
         ]
+        indexes = [models.Index(fields=["manifest"], name="cite_manifest")]
 
     def __str__(self):
         return f"m:{self.manifest_id}"
@@ -359,13 +373,14 @@ class Cite(models.Model):
 
 
 class CiteClaim(models.Model):
-    cite = models.ForeignKey(Cite, on_delete=models.CASCADE, related_name="claims")
+    cite = models.ForeignKey(Cite, on_delete=models.CASCADE, related_name="claims", db_index=False)  # cite_claim_once
     position = models.PositiveIntegerField(default=0)
-    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="citations")
+    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="citations", db_index=False)
 
     class Meta:
         ordering = ["position", "id"]
         constraints = [models.UniqueConstraint(fields=["cite", "claim"], name="cite_claim_once")]
+        indexes = [models.Index(fields=["claim"], name="citeclaim_claim")]
 
     def __str__(self):
         return self.claim_id
@@ -376,7 +391,7 @@ class CiteClaim(models.Model):
 
 
 class Image(models.Model):
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="images")
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="images", db_index=False)
     position = models.PositiveIntegerField(default=0)
     url = models.URLField(max_length=1000, validators=[http_url])
     alt = models.CharField(max_length=1000, help_text="Required: what the image shows, for readers who cannot see it.")
@@ -388,20 +403,22 @@ class Image(models.Model):
     class Meta:
         ordering = ["position", "id"]
         constraints = [models.CheckConstraint(condition=~Q(alt=""), name="image_alt_required")]
+        indexes = [models.Index(fields=["story"], name="image_story")]
 
     def __str__(self):
         return self.alt
 
 
 class RelatedLink(models.Model):
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="related_links")
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="related_links", db_index=False)
     position = models.PositiveIntegerField(default=0)
     url = models.URLField(max_length=1000, validators=[http_url])
     headline = models.CharField(max_length=500)
-    slug = models.SlugField(max_length=200, blank=True)
+    slug = models.SlugField(max_length=200, blank=True, db_index=False)  # never looked up
 
     class Meta:
         ordering = ["position", "id"]
+        indexes = [models.Index(fields=["story"], name="relatedlink_story")]
 
     def __str__(self):
         return self.headline

@@ -11,7 +11,9 @@ class Autosave(models.Model):
     ``new`` for a story not saved yet): the screen's working document, and the version of
     the story it started from."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )  # autosave_one_per_user_and_story indexes it
     key = models.CharField(max_length=64)
     base_version = models.PositiveIntegerField(null=True, blank=True)
     data = models.JSONField()

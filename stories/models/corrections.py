@@ -25,7 +25,7 @@ class Correction(models.Model):
         CLARIFICATION = "clarification", "Clarification"
         UPDATE = "update", "Update"
 
-    story = models.ForeignKey("stories.Story", on_delete=models.PROTECT, related_name="corrections")
+    story = models.ForeignKey("stories.Story", on_delete=models.PROTECT, related_name="corrections", db_index=False)
     corrected_at = models.DateTimeField()
     kind = models.CharField(max_length=16, choices=Kind.choices)
     text = models.TextField()
@@ -35,7 +35,10 @@ class Correction(models.Model):
 
     class Meta:
         ordering = ["corrected_at", "id"]
-        indexes = [models.Index(fields=["-corrected_at", "-id"], name="correction_latest")]  # /corrections/ pages
+        indexes = [
+            models.Index(fields=["-corrected_at", "-id"], name="correction_latest"),  # /corrections/ pages
+            models.Index(fields=["story"], name="correction_story"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["correction", "clarification", "update"]), name="correction_kind_valid"

@@ -11,7 +11,9 @@ from newsroom.fields import OrderedJSONField
 class Revision(models.Model):
     """The story's desk/1 JSON as of one save."""
 
-    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="revisions")
+    story = models.ForeignKey(
+        "stories.Story", on_delete=models.CASCADE, related_name="revisions", db_index=False
+    )  # revision_once_per_version indexes it
     version = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
@@ -74,7 +76,7 @@ class AuditEntry(models.Model):
 
     Action = AuditAction
 
-    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="audit_entries")
+    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="audit_entries", db_index=False)
     action = models.CharField(max_length=32, choices=Action.choices)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -85,6 +87,7 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "audit entries"
+        indexes = [models.Index(fields=["story"], name="auditentry_story")]
         constraints = [
             models.CheckConstraint(condition=models.Q(action__in=AuditAction.values), name="audit_action_valid"),
         ]
@@ -96,7 +99,7 @@ class AuditEntry(models.Model):
 class CheckResult(models.Model):
     """The rubric of one run of the publish checks on a stored story."""
 
-    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="check_results")
+    story = models.ForeignKey("stories.Story", on_delete=models.CASCADE, related_name="check_results", db_index=False)
     version = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     passed = models.BooleanField()
@@ -106,6 +109,7 @@ class CheckResult(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         get_latest_by = "created_at"
+        indexes = [models.Index(fields=["story"], name="checkresult_story")]
 
     def __str__(self):
         return f"{self.story_id} v{self.version}: {'passed' if self.passed else 'failed'} ({self.score:.2f})"
