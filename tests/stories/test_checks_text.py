@@ -1,5 +1,8 @@
 """What ``claims_support`` counts as a figure, a name and a backed sentence."""
 
+import re
+import sys
+
 import pytest
 
 from stories.text import content_tokens, figures, name_key, name_stated, names, plain, ranges, sentences
@@ -70,3 +73,13 @@ def test_content_tokens_stem_and_drop_stopwords():
 
 def test_plain_keeps_link_text_and_drops_marks():
     assert plain("**Bold** and [a link](https://example.org) with `code`") == "Bold and a link with code"
+
+
+def test_plain_makes_each_run_of_whitespace_one_space_as_the_regex_does():
+    """Every character ``\\s`` matches (Unicode's spaces, the separators \\x1c to \\x1f) is
+    whitespace to ``str.split``, and no other."""
+    spaces = re.compile(r"\s+")
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert "".join(re.findall(r"\s", every)) == "".join(c for c in every if c.isspace())
+    for text in ["  a\u00a0\u2003b\x1c c\n\n", "\u3000x\u2028y\u0085", "", " \t ", "a  b   c"]:
+        assert plain(text) == spaces.sub(" ", text).strip()
