@@ -14,7 +14,8 @@ this process's peak RSS is the import's own. Then the file is imported into ``DA
 and one line reports the wall time and rate, this process's CPU and its resident set (before
 the import, and the peak), the CPU and peak resident set of the checks' worker processes
 (``IMPORT_CHECK_WORKERS``), and the CPU of the PostgreSQL backend serving it (from /proc: the
-server must run on this machine). On a busy machine the wall rate mostly measures the wait for a core; the CPU figures do not. Run it
+server must run on this machine), and the minor page faults of the importing process and of
+the workers (pages first touched, or copied after a fork). On a busy machine the wall rate mostly measures the wait for a core; the CPU figures do not. Run it
 with DEBUG off: with DEBUG on, Django keeps the SQL of recent queries.
 """
 
@@ -123,7 +124,8 @@ def main() -> None:
         f"checks' workers' CPU {workers:.1f} s; server CPU {server:.1f} s; "
         f"together {n / (client + workers + server):.0f} per CPU-second; "
         f"{passed} published; RSS before the import {rss0:.0f} MB, peak {own.ru_maxrss / 1024:.0f} MB, "
-        f"workers' peak {worker_rss}",
+        f"workers' peak {worker_rss}; minor page faults: client {own.ru_minflt - own0.ru_minflt}, "
+        f"workers {kids.ru_minflt - kids0.ru_minflt}",
         file=sys.stderr,
     )
 
