@@ -41,35 +41,32 @@ CHANGES = [
 ]
 
 
-def _single_column_indexes(schema_editor, table: str, column: str) -> list[str]:
-    """The names of the table's plain (not unique) indexes of ``column`` alone."""
-    connection = schema_editor.connection
-    with connection.cursor() as cursor:
-        found = connection.introspection.get_constraints(cursor, table)
-    return sorted(
-        name
-        for name, c in found.items()
-        if c["index"] and not c["unique"] and not c["primary_key"] and c["columns"] == [column]
-    )
+def _django_indexes(schema_editor, table: str, column: str) -> tuple[str, str]:
+    """The names Django gave the column's index and its pattern-ops copy (other indexes an
+    operator may have added are left alone)."""
+    plain = schema_editor._create_index_name(table, [column])
+    return plain, schema_editor._create_index_name(table, [column], suffix="_like")
 
 
 def forwards(apps, schema_editor):
-    qn = schema_editor.connection.ops.quote_name
+    connection = schema_editor.connection
+    qn = connection.ops.quote_name
     for model_name, column, kept in CHANGES:
         table = apps.get_model("stories", model_name)._meta.db_table
-        names = [n for n in _single_column_indexes(schema_editor, table, column) if n != kept]
-        plain = next((n for n in names if not n.endswith("_like")), None)
-        for name in names:
-            if name != plain or kept is None:
-                schema_editor.execute(f"DROP INDEX {qn(name)}")
+        plain, like = _django_indexes(schema_editor, table, column)
+        with connection.cursor() as cursor:
+            present = connection.introspection.get_constraints(cursor, table)
+        if like in present:
+            schema_editor.execute(f"DROP INDEX {qn(like)}")
         if kept is None:
-            continue
-        if plain is not None and schema_editor.connection.features.can_rename_index:
+            if plain in present:
+                schema_editor.execute(f"DROP INDEX {qn(plain)}")
+        elif plain in present and connection.features.can_rename_index:
             schema_editor.execute(f"ALTER INDEX {qn(plain)} RENAME TO {qn(kept)}")
-            continue
-        if plain is not None:
-            schema_editor.execute(f"DROP INDEX {qn(plain)}")
-        schema_editor.execute(f"CREATE INDEX {qn(kept)} ON {qn(table)} ({qn(column)})")
+        else:
+            if plain in present:
+                schema_editor.execute(f"DROP INDEX {qn(plain)}")
+            schema_editor.execute(f"CREATE INDEX {qn(kept)} ON {qn(table)} ({qn(column)})")
 
 
 def backwards(apps, schema_editor):
@@ -80,12 +77,11 @@ def backwards(apps, schema_editor):
         meta = apps.get_model("stories", model_name)._meta
         table = meta.db_table
         field = next(f for f in meta.concrete_fields if f.column == column)
+        plain, like = _django_indexes(schema_editor, table, column)
         if kept is not None:
             schema_editor.execute(f"DROP INDEX IF EXISTS {qn(kept)}")
-        name = schema_editor._create_index_name(table, [column])
-        schema_editor.execute(f"CREATE INDEX {qn(name)} ON {qn(table)} ({qn(column)})")
+        schema_editor.execute(f"CREATE INDEX {qn(plain)} ON {qn(table)} ({qn(column)})")
         if postgresql and field.db_type(schema_editor.connection).startswith("varchar"):
-            like = schema_editor._create_index_name(table, [column], suffix="_like")
             schema_editor.execute(f"CREATE INDEX {qn(like)} ON {qn(table)} ({qn(column)} varchar_pattern_ops)")
 
 
