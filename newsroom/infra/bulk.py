@@ -193,17 +193,37 @@ def _next_ids(connection, table: str, column: str, n: int) -> list[int]:
 
 
 ANALYZE_FROM = 100  # new rows of a batch that make its tables' statistics worth refreshing
+# Per database alias: (the transaction, rows written by analyze()'s callers since its last
+# ANALYZE in it). One entry per alias: a new transaction starts over.
+_since_analyze: dict[str, tuple[int, int]] = {}
 
 
 def analyze(models, *, rows: int, using: str = DEFAULT_DB_ALIAS) -> None:
-    """After a batch of ``rows`` new rows, refresh PostgreSQL's planner statistics of the
-    ``models``' tables (the rows this transaction wrote count): queries that follow in the
-    same transaction (the checks' look-ups through the cite tables) are otherwise planned as
-    if the tables held what they held before the import. Nothing on other databases or for
-    small batches."""
+    """After a batch of ``rows`` new rows (of the first model; the others' grow with it),
+    refresh PostgreSQL's planner statistics of the ``models``' tables (the rows this
+    transaction wrote count): queries that follow in the same transaction (the checks'
+    look-ups through the cite tables) are otherwise planned as if the tables held what they
+    held before the import.
+
+    Refreshed when the rows written since the statistics were last made are at least as
+    many as they counted (the first model's ``reltuples``): the first batch into empty
+    tables, then each time the tables have doubled, so a transaction of many batches
+    refreshes them a logarithmic number of times (an ANALYZE of the story tables took
+    0.4 s at 10,000 stories), and a batch into a large archive not at all. Nothing on
+    other databases or for a batch of fewer than ``ANALYZE_FROM`` rows."""
     connection = connections[using]
     if connection.vendor != "postgresql" or rows < ANALYZE_FROM:
         return
-    tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models)
     with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT txid_current(), reltuples FROM pg_class WHERE oid = %s::regclass", [models[0]._meta.db_table]
+        )
+        txid, counted = cursor.fetchone()
+        seen, written = _since_analyze.get(using, (None, 0))
+        written = rows + (written if seen == txid else 0)
+        if written < counted:  # reltuples is -1 for a table never analyzed
+            _since_analyze[using] = (txid, written)
+            return
+        tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models)
         cursor.execute(f"ANALYZE {tables}")
+        _since_analyze[using] = (txid, 0)
