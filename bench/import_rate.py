@@ -15,8 +15,9 @@ and one line reports the wall time and rate, this process's CPU and its resident
 the import, and the peak), the CPU and peak resident set of the checks' worker processes
 (``IMPORT_CHECK_WORKERS``), and the CPU of the PostgreSQL backend serving it (from /proc: the
 server must run on this machine), and the minor page faults of the importing process and of
-the workers (pages first touched, or copied after a fork). On a busy machine the wall rate mostly measures the wait for a core; the CPU figures do not. Run it
-with DEBUG off: with DEBUG on, Django keeps the SQL of recent queries.
+the workers (pages first touched, or copied after a fork). On a busy machine the wall rate
+mostly measures the wait for a core; the CPU figures do not. Run it with DEBUG off: with
+DEBUG on, Django keeps the SQL of recent queries.
 """
 
 import argparse
