@@ -48,11 +48,16 @@ def _add_story(client, demo, **fields):
 
 
 def test_a_blank_slug_is_made_from_the_headline_and_the_edition_is_this_hour(demo, writer):
+    def hour() -> str:
+        return timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%dT%H")
+
+    before = hour()
     response = _add_story(client_for(writer), demo)
+    after = hour()  # the request may end in the next hour than it began
     assert response.status_code == 302, response.content.decode()[:2000]
     story = Story.objects.get(headline="Rates rise: what 900 homes pay")
     assert story.slug == "rates-rise-what-900-homes-pay"
-    assert story.edition_id == timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%dT%H")
+    assert story.edition_id in {before, after}
 
 
 def test_a_typed_slug_is_kept(demo, writer):
