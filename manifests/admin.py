@@ -31,6 +31,10 @@ class ProtectedDeleteMixin:
 
     def get_deleted_objects(self, objs, request):
         to_delete, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        if protected:
+            # Refused either way: say what protects the object, not that the user may not
+            # delete the protecting rows (Django's page shows only the first reason).
+            perms_needed = set()
         if len(protected) > PROTECTED_LIST_LIMIT:
             rest = len(protected) - PROTECTED_LIST_LIMIT
             protected = [*protected[:PROTECTED_LIST_LIMIT], f"… and {rest} more"]

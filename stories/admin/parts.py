@@ -5,8 +5,9 @@ from the admin index and always lead back to their story.
 
 Every save or delete here goes through ``stories.actions.save_story``: the story's
 version is bumped, a revision kept and ``story_updated`` sent, like a save of the story.
-The parts of a live (published or scheduled) story are shown read-only: they are edited
-in its pending changes (``stories.actions.drafts``).
+The parts of a live (published or scheduled) story are shown read-only and never deleted
+here: they are edited in its pending changes (``stories.actions.drafts``). The pages have
+no bulk actions: a part is deleted from its own page, one edit of its story at a time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextvars import ContextVar
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -119,6 +121,9 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
 
     form = StoryPartForm
     change_form_template = "admin/stories/part_change_form.html"
+    # No bulk actions, Django's "Delete selected" included: a part is deleted from its page,
+    # as an edit of its story.
+    actions = None
 
     def get_model_perms(self, request):
         return {}  # reached from the story page, not listed on the admin index
@@ -127,12 +132,10 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         return super().has_change_permission(request, obj) and (obj is None or may_edit(request.user, obj.story))
 
     def has_delete_permission(self, request, obj=None):
-        # Not ``may_edit``: the admin asks this of every object a deletion elsewhere would
-        # touch (a manifest's cites), and its refusal would hide that they are protected.
-        # A part of a live story is refused by ``delete_view`` and ``delete_model``.
-        return super().has_delete_permission(request, obj) and (
-            obj is None or actions.can_edit(request.user, obj.story)
-        )
+        # The admin also asks this of the parts a deletion elsewhere would touch (the cites
+        # protecting a manifest): ``manifests.admin.ProtectedDeleteMixin`` still explains
+        # the protection. ``delete_view``, ``delete_model`` and ``delete_queryset`` refuse too.
+        return super().has_delete_permission(request, obj) and (obj is None or may_edit(request.user, obj.story))
 
     def story_link(self, obj):
         return format_html('<a href="{}">{}</a>', story_change_url(obj.story), obj.story.headline)
@@ -158,6 +161,21 @@ class StoryPartAdmin(RefusesLostSaves, admin.ModelAdmin):
         if not may_edit(request.user, obj.story):
             raise PermissionDenied("the parts of a live story are edited in its pending changes")
         actions.delete_part(part=obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        """Deleting a selection (no page offers it): refused whole, nothing deleted, when any
+        part belongs to a story the user may not edit here (a live one); otherwise each part
+        is deleted as an edit of its story, as on its delete page."""
+        parts = list(queryset)
+        refused = sorted({part.story.pk for part in parts if not may_edit(request.user, part.story)})
+        if refused:
+            raise PermissionDenied(
+                f"nothing was deleted: story {', '.join(map(str, refused))} is live or not yours to edit; "
+                "the parts of a live story are edited in its pending changes"
+            )
+        with transaction.atomic():
+            for part in parts:
+                actions.delete_part(part=part, user=request.user)
 
     def _back(self, request, obj):
         return HttpResponseRedirect(story_change_url(obj.story))
