@@ -57,8 +57,9 @@ class ProtectedDeleteMixin:
 
 
 class NamesTheEditor:
-    """Saved manifests and claims carry ``changed_by`` (the editor), for the receivers of
-    ``post_save``: a change to a source that stories cite is audited with its author."""
+    """Saved publishers, manifests and claims carry ``changed_by`` (the editor), for the
+    receivers of ``post_save``: a change to a source that stories cite is audited with its
+    author."""
 
     def save_model(self, request, obj, form, change):
         obj.changed_by = request.user
@@ -105,7 +106,11 @@ class ClaimForm(forms.ModelForm):
 
 
 @admin.register(Publisher)
-class PublisherAdmin(admin.ModelAdmin):
+class PublisherAdmin(NamesTheEditor, ProtectedDeleteMixin, admin.ModelAdmin):
+    """A publisher's name is the source name of its manifests: renaming one that stories
+    cite is audited on them, like a change to the manifests themselves. A publisher with
+    manifests is protected from deletion."""
+
     search_fields = ["name"]
 
 

@@ -11,6 +11,8 @@ Two doors, one rule:
 * **Trusted edits are audited.** A change that does reach a cited manifest or claim (an
   editor in the admin, the provider fetch) leaves a ``source_changed`` audit row, with the
   old and new values, on every published story citing it, and re-runs that story's checks.
+  Renaming a publisher renames the source of each of its manifests: it is audited the same
+  way, one row per cited manifest.
   The desk shows it (``source_change_notice``) until the story is next published or corrected.
 """
 
@@ -21,7 +23,7 @@ import datetime as dt
 from django.db.models.signals import post_save, pre_save
 
 from manifests.formats import SourcesRefused, sources_changing
-from manifests.models import Claim, Manifest
+from manifests.models import Claim, Manifest, Publisher
 from stories.models import AuditEntry, CheckResult, Cite, Story
 
 # The paths that may change a cited source, each change audited. Every other path is refused.
@@ -125,19 +127,61 @@ def record_source_change(sender, instance, created=False, raw=False, **kwargs) -
         cites = Cite.objects.citing(claim=instance.pk)
         details = {"manifest_id": instance.manifest_id, "claim_id": instance.pk, "changes": changes}
     story_ids = set(cites.of_published_stories().order_by().values_list("story_id", flat=True))
-    if not story_ids:
+    audit_and_recheck({story_id: [details] for story_id in story_ids}, getattr(instance, "changed_by", None))
+
+
+def remember_publisher_name(sender, instance, raw=False, **kwargs) -> None:
+    """``pre_save`` of a publisher: keep its stored name (the source name of its manifests)."""
+    instance._stored_name = None
+    if raw or instance._state.adding or instance.pk is None:
+        return
+    instance._stored_name = Publisher.objects.filter(pk=instance.pk).values_list("name", flat=True).first()
+
+
+def record_publisher_change(sender, instance, created=False, raw=False, **kwargs) -> None:
+    """``post_save`` of a publisher: a renamed publisher renames the source of each of its
+    manifests. Audit it, as a change of each cited manifest's publisher, on every published
+    story citing one, and re-check those stories."""
+    before = getattr(instance, "_stored_name", None)
+    instance._stored_name = None
+    if created or raw or before is None or before == instance.name:
+        return
+    rows = (
+        Cite.objects.citing()
+        .filter(manifest__publisher=instance)
+        .of_published_stories()
+        .order_by()
+        .values_list("story_id", "manifest_id")
+        .distinct()
+    )
+    cited: dict[str, set[str]] = {}
+    for story_id, manifest_id in rows:
+        cited.setdefault(story_id, set()).add(manifest_id)
+    changes = {"publisher": {"old": before, "new": instance.name}}
+    details = {
+        story_id: [{"manifest_id": mid, "publisher_id": instance.pk, "changes": changes} for mid in sorted(ids)]
+        for story_id, ids in cited.items()
+    }
+    audit_and_recheck(details, getattr(instance, "changed_by", None))
+
+
+def audit_and_recheck(details_by_story: dict[str, list[dict]], user) -> None:
+    """Leave a ``source_changed`` audit row with each of the details on its published
+    story, then re-check each story once."""
+    if not details_by_story:
         return
     from stories.checks import check_and_record  # the checks import the desk, not the actions
 
-    user = getattr(instance, "changed_by", None)
-    for story in Story.objects.filter(pk__in=story_ids).order_by("pk"):
-        AuditEntry.objects.create(
-            story=story,
-            action=AuditEntry.Action.SOURCE_CHANGED,
-            user=user if user is not None and user.is_authenticated else None,
-            version=story.version,
-            details=details,
-        )
+    user = user if user is not None and user.is_authenticated else None
+    for story in Story.objects.filter(pk__in=list(details_by_story)).order_by("pk"):
+        for details in details_by_story[story.pk]:
+            AuditEntry.objects.create(
+                story=story,
+                action=AuditEntry.Action.SOURCE_CHANGED,
+                user=user,
+                version=story.version,
+                details=details,
+            )
         check_and_record(story)
 
 
@@ -146,6 +190,8 @@ def connect() -> None:
     for model in (Manifest, Claim):
         pre_save.connect(remember_stored, sender=model, dispatch_uid=f"stories.sources.pre.{model.__name__}")
         post_save.connect(record_source_change, sender=model, dispatch_uid=f"stories.sources.post.{model.__name__}")
+    pre_save.connect(remember_publisher_name, sender=Publisher, dispatch_uid="stories.sources.pre.Publisher")
+    post_save.connect(record_publisher_change, sender=Publisher, dispatch_uid="stories.sources.post.Publisher")
 
 
 # --------------------------------------------------------------------------- the desk
