@@ -3,7 +3,7 @@ overrode them (which criteria failed, the reason, who), and the rubric recorded 
 
 Read from the audit row of the action that made the version live (``publish``,
 ``publish_changes``, or an import, restore or submission that published it) and the
-``CheckResult`` recorded just before it. ``Story.objects.with_everything()`` and
+``CheckResult`` its action recorded for that version. ``Story.objects.with_everything()`` and
 ``loaded()`` prefetch both (``stories.models.records.live_entries_prefetch``), so that the renderings read them
 without a query. Nothing here writes.
 """

@@ -207,10 +207,13 @@ def _apply(live: Story, draft: Story, user, result: CheckResult, *, reason: str)
         "draft_version": draft.version,
         "edited_by": editors,
     }
-    loaded = _bump(live, AuditEntry.Action.PUBLISH_CHANGES, user, reason=reason, details=details)
+    # The rubric of the published content, recorded on the live story at the version this
+    # publication makes, before its audit row: the public record (``stories.publication``)
+    # reads it with the row, never an earlier run on the live story's previous content.
     CheckResult.objects.create(
-        story=live, version=loaded.version, passed=result.passed, score=result.score, rubric=result.rubric
+        story=live, version=live.version + 1, passed=result.passed, score=result.score, rubric=result.rubric
     )
+    loaded = _bump(live, AuditEntry.Action.PUBLISH_CHANGES, user, reason=reason, details=details)
     draft.delete()
     if loaded.status == Story.Status.PUBLISHED:
         # Caches, the CDN and partners follow a publication: the story they serve changed.

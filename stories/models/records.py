@@ -144,15 +144,22 @@ LIVE_ENTRIES = "live_entries"
 
 def live_entries_prefetch() -> Prefetch:
     """A story's audit rows its live version may come from (``LIVE_ACTIONS``), newest
-    first, each with the rubric recorded at or before it and whether a person had edited
-    the story by then: one query for any number of stories (``stories.publication``)."""
-    # The rubric of the checks run on this very content: recorded at the version the action
-    # bumped from (or at its own), never an earlier publication's.
+    first, each with the rubric recorded for the version it made live and whether a person
+    had edited the story by then: one query for any number of stories (``stories.publication``)."""
+    # The rubric of the checks run on this very content, recorded by the action before its
+    # row: at the version it made live (publishing the changes of a pending draft records the
+    # draft's rubric so), else at the version it bumped from (publishing the stored story
+    # checks it as stored). A run of the checks on the live story's previous content at that
+    # version ("Run checks" before the changes were published) never stands for it, nor one
+    # recorded after the row, nor an earlier publication's.
     rubric = (
         CheckResult.objects.filter(
-            story=OuterRef("story"), created_at__lte=OuterRef("created_at"), version__gte=OuterRef("version") - 1
+            story=OuterRef("story"),
+            created_at__lte=OuterRef("created_at"),
+            version__gte=OuterRef("version") - 1,
+            version__lte=OuterRef("version"),
         )
-        .order_by("-created_at", "-id")
+        .order_by("-version", "-created_at", "-id")
         .values("rubric")[:1]
     )
     edited = AuditEntry.objects.filter(
