@@ -29,7 +29,7 @@ from .base import locked as _locked
 from .base import require_perm as _require_perm
 from .commit import record_revision
 from .rows import write_parts
-from .verbs import _bump, record_correction
+from .verbs import _bump, record_correction, refuse_unreviewed
 
 __all__ = ["discard_changes", "is_live", "pending_draft_of", "publish_changes", "start_changes", "text_changed"]
 
@@ -146,11 +146,22 @@ def _clean_correction(correction: dict | None) -> dict | None:
     return {"kind": kind, "text": text}
 
 
-def publish_changes(*, draft: Story, user=None, override_reason: str = "", correction: dict | None = None) -> Story:
+def publish_changes(
+    *,
+    draft: Story,
+    user=None,
+    override_reason: str = "",
+    correction: dict | None = None,
+    reviewed_version: int | None = None,
+) -> Story:
     """Run the checks on the pending ``draft``; when they pass (or an editor with
     ``stories.override_checks`` gives ``override_reason``), its content replaces the live
     story's and the draft is deleted. ``correction`` (``{"kind", "text"}``) is recorded on
     the live story in the same transaction. Returns the live story, loaded.
+
+    ``reviewed_version`` is the version of the draft the editor reviewed (the page carries
+    it). With an override, when the draft has been saved since, nothing is written and
+    ``ReviewedVersionChanged`` is raised: an override covers only the changes the editor read.
 
     When the checks fail without an override the rubric is kept on the draft and
     ``ChecksFailed`` is raised: nothing changes for readers.
@@ -178,6 +189,8 @@ def publish_changes(*, draft: Story, user=None, override_reason: str = "", corre
                 f"the live story's content changed since these changes were started (from version {base}): "
                 "discard them and start again"
             )
+        if reason:
+            refuse_unreviewed(draft, reviewed_version, what="the pending changes")
         result = check_and_record(draft)
         if result.passed or reason:
             loaded = _apply(live, draft, user, result, reason=reason if not result.passed else "")

@@ -17,6 +17,27 @@ from .base import require_perm as _require_perm
 from .commit import RowChange, commit, commit_written, written_revision
 
 
+class ReviewedVersionChanged(ActionError):
+    """An override names the version the editor reviewed, and the story (or the pending
+    draft) has been saved since: the reason covers text the editor has not read."""
+
+    def __init__(self, story: Story, reviewed_version: int, *, what: str = "the story"):
+        self.story = story
+        self.reviewed_version = reviewed_version
+        super().__init__(
+            f"{what} {'were' if what.endswith('s') else 'was'} saved since you reviewed "
+            f"{'them' if what.endswith('s') else 'it'} (you reviewed version {reviewed_version}; now at version "
+            f"{story.version}), and an override covers only the text you reviewed"
+        )
+
+
+def refuse_unreviewed(story: Story, reviewed_version: int | None, *, what: str = "the story") -> None:
+    """Refuse an override of the checks on ``story`` (locked) when it is no longer at
+    ``reviewed_version``, the version the editor read (None: the caller vouches for it)."""
+    if reviewed_version is not None and story.version != reviewed_version:
+        raise ReviewedVersionChanged(story, reviewed_version, what=what)
+
+
 def _bump(story: Story, action: str, user, *, reason: str = "", details: dict | None = None) -> Story:
     """The commit step without a signal (the caller sends its own)."""
     return commit(story, action=action, user=user, reason=reason, details=details, signal=None)
@@ -45,9 +66,16 @@ def save_story(
         return commit(story, action="create" if creating else "edit", user=user, write=write, details=details)
 
 
-def publish_story(*, story: Story, user=None, override_reason: str = "", at=None) -> Story:
+def publish_story(
+    *, story: Story, user=None, override_reason: str = "", at=None, reviewed_version: int | None = None
+) -> Story:
     """Run the checks and publish when they pass. An editor with ``stories.override_checks``
     may publish a failing story by giving ``override_reason`` (recorded in the audit row).
+
+    ``reviewed_version`` is the version the editor reviewed (the publish page carries it).
+    With an override, when the story has been saved since, nothing is written (not even the
+    rubric) and ``ReviewedVersionChanged`` is raised: an override covers only the text the
+    editor read. Without an override the checks decide, on the version stored now.
 
     When the checks fail (and there is no override) the rubric is still recorded, so the
     editor sees why, and ``ChecksFailed`` (carrying the ``CheckResult``) is raised.
@@ -64,6 +92,8 @@ def publish_story(*, story: Story, user=None, override_reason: str = "", at=None
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
+        if reason:
+            refuse_unreviewed(story, reviewed_version)
         result = check_and_record(story)
         if result.passed or reason:
             if story.published_at is None:

@@ -263,6 +263,9 @@ class PublishForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
         help_text="Only when the checks fail and you publish anyway: why. Recorded in the audit log.",
     )
+    # The version of the story whose checks the page showed (the template writes it): an
+    # override covers that version only.
+    reviewed_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
 
 
 class ReasonForm(forms.Form):
@@ -292,6 +295,7 @@ class PublishChangesForm(forms.Form):
         "it can never be edited or deleted.",
     )
     override_reason = PublishForm.base_fields["override_reason"]
+    reviewed_version = PublishForm.base_fields["reviewed_version"]
 
     def __init__(self, *args, ask_note: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

@@ -18,6 +18,7 @@ from django.urls import reverse
 from manifests.models import Claim
 from stories import actions
 from stories.actions import drafts
+from stories.actions.verbs import ReviewedVersionChanged
 from stories.admin.desk.checking import checks_in_words
 from stories.admin.forms import CorrectionForm, PublishChangesForm, PublishForm, ReasonForm, ScheduleForm
 from stories.history import other_changes, prose_diff
@@ -138,6 +139,37 @@ def run_checks(model_admin, request, object_id):
     return _back(story, "desk")
 
 
+def _reviewed_key(story: Story) -> str:
+    return f"stories.reviewed_version.{story.pk}"
+
+
+def _reviewed_version(request, story: Story, form) -> int | None:
+    """The version of ``story`` the editor reviewed: the one the page they submitted showed
+    (its hidden field), else the one last shown to them in this session (a page without the
+    field, rendered before it existed); None when neither is known."""
+    version = form.cleaned_data.get("reviewed_version")
+    return version if version is not None else request.session.get(_reviewed_key(story))
+
+
+def _shown(request, story: Story) -> None:
+    """Remember the version whose checks the publish page shows this editor."""
+    request.session[_reviewed_key(story)] = story.version
+
+
+class UnknownReview(Exception):
+    """An override from a page that did not say which version the editor reviewed."""
+
+
+UNREVIEWED = (
+    "Not published: this page did not say which version you reviewed, and an override covers only the text you "
+    "reviewed. The checks of the story as it is now are below: review them and submit again."
+)
+
+
+def _changed_since_review(exc: ReviewedVersionChanged) -> str:
+    return f"Not published: {exc}. The checks as it is now are below: review them and submit again."
+
+
 def publish(model_admin, request, object_id):
     story = _story_or_404(model_admin, request, object_id)
     if not request.user.has_perm("stories.publish_story"):
@@ -148,8 +180,15 @@ def publish(model_admin, request, object_id):
     form = PublishForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         reason = form.cleaned_data["override_reason"] if can_override else ""
+        reviewed = _reviewed_version(request, story, form)
         try:
-            actions.publish_story(story=story, user=request.user, override_reason=reason)
+            if reason and reviewed is None:
+                raise UnknownReview
+            actions.publish_story(story=story, user=request.user, override_reason=reason, reviewed_version=reviewed)
+        except UnknownReview:
+            form.add_error(None, UNREVIEWED)
+        except ReviewedVersionChanged as exc:
+            form.add_error(None, _changed_since_review(exc))
         except actions.ChecksFailed as exc:
             form.add_error(
                 None,
@@ -166,6 +205,7 @@ def publish(model_admin, request, object_id):
     if request.method == "POST":
         story.refresh_from_db(fields=["version"])
     checks = checks_in_words(story)
+    _shown(request, story)
     return _page(
         model_admin,
         request,
@@ -331,8 +371,21 @@ def publish_changes(model_admin, request, object_id):
     form = PublishChangesForm(request.POST if request.method == "POST" else None, ask_note=ask_note)
     if request.method == "POST" and form.is_valid():
         reason = form.cleaned_data["override_reason"] if can_override else ""
+        reviewed = _reviewed_version(request, draft, form)
         try:
-            drafts.publish_changes(draft=draft, user=request.user, override_reason=reason, correction=form.correction())
+            if reason and reviewed is None:
+                raise UnknownReview
+            drafts.publish_changes(
+                draft=draft,
+                user=request.user,
+                override_reason=reason,
+                correction=form.correction(),
+                reviewed_version=reviewed,
+            )
+        except UnknownReview:
+            form.add_error(None, UNREVIEWED)
+        except ReviewedVersionChanged as exc:
+            form.add_error(None, _changed_since_review(exc))
         except actions.ChecksFailed as exc:
             form.add_error(
                 None,
@@ -352,7 +405,9 @@ def publish_changes(model_admin, request, object_id):
             return _back(live)
     if request.method == "POST":
         draft.refresh_from_db(fields=["version"])
+        context = changes_context(draft)  # the changes as they are now, saved since or not
     checks = checks_in_words(draft)
+    _shown(request, draft)
     return _page(
         model_admin,
         request,
