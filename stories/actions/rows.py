@@ -36,6 +36,11 @@ def save_document(
     it, through the gate). With ``restore`` (a backup restored) the state is the document's:
     published with its ``published_at``, or not published.
 
+    Corrections are an editor's to record (``record_correction``, audited as ``correct``):
+    a document may bring them only with a new story (the public history of a story migrated
+    from another system, stored with its version 1) or with ``restore``. One that would add
+    corrections to a stored story is refused (DeskError at ``corrections``), writing nothing.
+
     ``expected_version``: refuse (``VersionConflict``) when the stored story has moved on.
     """
     if doc["id"]:
@@ -53,6 +58,8 @@ def save_document(
         if same_stored_fields(current, wanted, loaded_manifests(loaded)[1]):
             return ImportResult(loaded, "unchanged")
         check_append_only(current["corrections"], doc["corrections"])
+        if not restore and len(doc["corrections"]) > len(current["corrections"]):
+            raise imported_corrections(story, len(doc["corrections"]) - len(current["corrections"]))
         outcome = "updated"
     else:
         story = Story(id=doc["id"]) if doc["id"] else Story()
@@ -91,6 +98,16 @@ def save_document(
     return ImportResult(commit(story, action=action, user=user, write=write), outcome)
 
 
+def imported_corrections(story, count: int) -> DeskError:
+    return DeskError(
+        "corrections",
+        f"story {story.pk} ({story.path}) is already stored, and this document adds {count} "
+        f"correction{'' if count == 1 else 's'} to it: corrections to a stored story are recorded by an "
+        "editor in the desk (audited), never by an import (only import_stories --restore brings back a "
+        "backup's); remove them from the document; nothing was written for this story",
+    )
+
+
 def set_restored_state(story, doc: dict) -> None:
     """A restored story's state is its document's: published at its ``published_at``, or
     not published (a story taken down keeps its first publication time on record)."""
@@ -104,7 +121,9 @@ def set_restored_state(story, doc: dict) -> None:
 
 def create_stubs(doc: dict) -> None:
     """Manifests and claims the database lacks, created from the story itself: the
-    manifest from the story's ``manifests`` entry, its claims by id with no text yet."""
+    manifest from the story's ``manifests`` entry, its claims by id with no text yet.
+    ``resolve_references`` has made sure that, outside a restore, the claims are under
+    manifests the story adds (a stored manifest gains no claim from a story)."""
     listed = {m["manifest_id"]: m for m in doc["manifests"]}
     ids = cited_manifest_ids(doc)
     stored = set(Manifest.objects.filter(id__in=ids).values_list("id", flat=True))
