@@ -12,9 +12,16 @@ refused, writing nothing: a live story changes only through its pending changes,
 run the checks. An unchanged document of a live story is accepted (importing the same file
 twice changes nothing).
 
+Corrections come into a stored story only from an editor (``record_correction``): a
+document that would add corrections to a stored story is refused, writing nothing (a new
+story's corrections, the public history of an archive migrated from another system, are
+stored with its version 1, in its revision and its ``import`` audit row). Cites may add stub
+claims only to the manifests the document itself adds (``desk.resolve_references``).
+
 ``restore=True`` (a backup restored) is the one exception: the document's state is kept
-as exported (published stays published, with its time), no checks run, and every write is
-audited as ``restore``.
+as exported (published stays published, with its time, and its corrections as exported),
+stub claims are recreated under any manifest, no checks run, and every write is audited as
+``restore``.
 
 ``import_batch(items, counts)`` imports documents (each with its line number) in file
 order, with the result ``import_story`` would give importing them one by one: a *new*
@@ -52,9 +59,9 @@ Refused = tuple[int, ImportResult]  # (line number, the result of a document the
 
 def import_story(doc: dict, *, user=None, action: str = "import", restore: bool = False) -> ImportResult:
     """Upsert a validated story by id, atomically, then publish it when it asks to be (see
-    the module's docstring). Creates the newsroom, beat and edition it names, and stub
-    manifests/claims for cites the database lacks."""
-    resolve_references(doc)
+    the module's docstring). Creates the newsroom, beat and edition it names, and the
+    manifests its cites need from its ``manifests`` list (with stub claims: by id, no text)."""
+    resolve_references(doc, restore=restore)
     live = None if restore else _live_story(doc)
     try:
         with transaction.atomic():
@@ -153,7 +160,7 @@ def _one(line: int, doc: dict, counts, refused: list[Refused], **opts) -> None:
 def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action: str, restore: bool) -> None:
     if not run:
         return
-    known = resolve_batch_references(run)
+    known = resolve_batch_references(run, restore=restore)
     with contextlib.ExitStack() as ahead:
         reads = None
 

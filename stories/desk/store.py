@@ -21,10 +21,23 @@ class ImportResult:
     refused: object = None  # the failing CheckResult when the document asked to be published
 
 
-def resolve_references(doc: dict) -> None:
+def unknown_claim(path: str, cid: str, mid: str) -> DeskError:
+    """A cite of a claim the database lacks, under a manifest already stored: the story
+    may not add it (a stub claim is created only under a manifest the story itself adds)."""
+    return DeskError(
+        path,
+        f"claim {cid} is not in manifest {mid}, which is already stored: a story may add claims "
+        "(known by id until their text is fetched) only to a manifest its own manifests list adds; "
+        f"cite a claim manifest {mid} has, or have the desk load the claim first "
+        "(import_manifests or fetch_manifests)",
+    )
+
+
+def resolve_references(doc: dict, *, restore: bool = False) -> None:
     """Raise DeskError for cites that import cannot store: a manifest neither in the
-    database nor in the story's ``manifests`` list, or a claim the database holds under
-    another manifest."""
+    database nor in the story's ``manifests`` list, a claim the database holds under
+    another manifest, or (unless ``restore``: a backup recreates the stubs it left out) a
+    claim the database lacks under a manifest it holds."""
     listed = {m["manifest_id"] for m in doc["manifests"]}
     ids = cited_manifest_ids(doc)
     stored = set(Manifest.objects.filter(id__in=ids).values_list("id", flat=True))
@@ -40,6 +53,8 @@ def resolve_references(doc: dict) -> None:
             owner = owners.get(cid)
             if owner is not None and owner != mid:
                 raise DeskError(f"{path}.claim_ids[{j}]", f"claim {cid} belongs to manifest {owner}, not {mid}")
+            if owner is None and mid in stored and not restore:
+                raise unknown_claim(f"{path}.claim_ids[{j}]", cid, mid)
     for path, cite in iter_cites(doc):
         # The same claim under two manifests inside this document is just as wrong.
         for j, cid in enumerate(cite["claim_ids"]):
@@ -101,9 +116,10 @@ def check_append_only(existing: list[dict], incoming: list[dict]) -> None:
             )
 
 
-def resolve_batch_references(run: list[tuple[int, dict]]) -> dict:
+def resolve_batch_references(run: list[tuple[int, dict]], *, restore: bool = False) -> dict:
     """``resolve_references`` for every document of the run, in two queries, each
-    document seeing the manifests and claims the documents before it will create. Returns
+    document seeing the manifests and claims the documents before it will create (a
+    manifest an earlier document adds is stored for the later ones). Returns
     what the database holds: ``{"manifests": set of ids, "claims": {id: manifest id},
     "claim_rows": {id: ClaimRow}}`` (the rows are what the writer and the checks of the
     run read of its claims: they are read once)."""
@@ -132,6 +148,8 @@ def resolve_batch_references(run: list[tuple[int, dict]]) -> dict:
                     )
                 if owner is not None:
                     owners[cid] = owner
+                elif mid in available and not restore:
+                    raise unknown_claim(f"line {line}: {path}.claim_ids[{j}]", cid, mid)
         for path, cite in iter_cites(doc):
             for j, cid in enumerate(cite["claim_ids"]):
                 owners.setdefault(cid, cite["manifest_id"])

@@ -125,7 +125,12 @@ def faulty_docs(story_doc) -> list[dict]:
     para = docs["figure"]["sections"][0]["paragraphs"][0]
     para["markdown"] += " Adoption rose by 93.7% in a quarter."
     docs["uncited"]["sections"][1]["paragraphs"][0]["cites"] = []
-    docs["unknown-claim"]["key_facts"][0]["cites"][0]["claim_ids"].append("1799999999999999999")
+    # A claim known by id only (a stub), under a manifest the story itself adds
+    unknown = docs["unknown-claim"]
+    unknown["manifests"].append({**unknown["manifests"][0], "manifest_id": "1799999999999999000", "title": "New"})
+    unknown["key_facts"][0]["cites"].append(
+        {"manifest_id": "1799999999999999000", "claim_ids": ["1799999999999999999"]}
+    )
     docs["old-manifest"]["edition"] = "2026-11-20T10"
     docs["old-manifest"]["published_at"] = "2026-11-20T10:30:00Z"
     repeat_of_81 = story_doc(id="920", slug="repeat-of-the-demo")  # the demo story's newsroom and text
