@@ -171,7 +171,11 @@ class ConflictStorySerializer(serializers.Serializer):
 
 
 class ConflictDetailSerializer(ErrorDetailSerializer):
-    story = ConflictStorySerializer(help_text="The story the submission would have replaced.")
+    story = ConflictStorySerializer(
+        required=False,
+        help_text="The story the submission would have replaced, when it is published or the partner's own "
+        "(otherwise left out, and `path` names the field that is taken: `id` or `slug`).",
+    )
 
 
 class ConflictSerializer(serializers.Serializer):

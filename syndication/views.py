@@ -296,7 +296,8 @@ class SubmissionView(WriteView):
     """A writer agent submits a desk/1 story: it is stored as the partner's draft (any
     ``published_at`` is ignored), checked, and published at once only when its newsroom
     publishes automatically and every check passed. Only the partner's own drafts can be
-    replaced (409 naming the story otherwise); corrections are refused. Writer keys only."""
+    replaced (409 otherwise, naming the story when it is published or the partner's own, or
+    else only the taken ``id`` or ``slug``); corrections are refused. Writer keys only."""
 
     permission_classes = [IsWriter]
 
@@ -306,7 +307,9 @@ class SubmissionView(WriteView):
             201: s.SubmissionSerializer,
             409: OpenApiResponse(
                 s.ConflictSerializer,
-                description="The document names a story that is not the partner's own draft; nothing was written.",
+                description="The document names a story that is not the partner's own draft; nothing was written. "
+                "The story is named only when it is published or the partner's own; otherwise `path` names the "
+                "field that is taken (`id` or `slug`).",
             ),
             **errors(400, 401, 403, 429),
         },
@@ -319,12 +322,10 @@ class SubmissionView(WriteView):
         except FormatError as exc:
             raise InvalidDocument.of(exc) from None
         except SubmissionRefused as exc:
-            story = exc.story
-            error = {
-                "code": "conflict",
-                "message": str(exc),
-                "story": {"id": story.pk, "edition": story.edition_id, "slug": story.slug, "url": story.url},
-            }
+            error = {"code": "conflict", "message": str(exc), "path": exc.field}
+            if exc.disclosed:  # published, or the partner's own: otherwise not the key's to see
+                story = exc.story
+                error["story"] = {"id": story.pk, "edition": story.edition_id, "slug": story.slug, "url": story.url}
             return Response({"error": error}, status=status.HTTP_409_CONFLICT)
         story = done.story
         body = {

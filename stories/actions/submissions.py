@@ -4,7 +4,9 @@ A submission only ever writes the submitting partner's own drafts: a new story, 
 same partner submitted before that is still a plain draft. Anything else it would match (by
 ``id``, or by edition date and slug when the document has no ``id``) is refused with
 ``SubmissionRefused`` and nothing is written: a published or scheduled story, a pending
-draft of a live story, an editor's story, another partner's. Corrections are recorded by
+draft of a live story, an editor's story, another partner's. The refusal names the story
+only when it is published or the partner's own; of any other it says only that the ``id``
+or ``slug`` is taken. Corrections are recorded by
 editors only (``record_correction``), so a document carrying any is refused; a stored
 story's own corrections are kept as they are.
 
@@ -30,13 +32,28 @@ __all__ = ["Submission", "SubmissionRefused", "submit_draft"]
 
 
 class SubmissionRefused(Exception):
-    """The document names a story the submitter may not replace."""
+    """The document names a story the submitter may not replace.
 
-    def __init__(self, story: Story, why: str):
+    The story is named (``disclosed``) only when the submitter may know of it: it is
+    published, or its own partner's. Otherwise the answer says only that the document's
+    ``field`` (``id``, or ``slug`` when matched by edition date and slug) is taken, and
+    ``story`` is not to be shown to the submitter."""
+
+    def __init__(self, story: Story, why: str, *, disclosed: bool = True, field: str = "id"):
         self.story = story
-        super().__init__(
-            f"story {story.pk} ({story.url}) {why}: a submission may only replace a draft its own partner submitted"
-        )
+        self.disclosed = disclosed
+        self.field = field
+        rule = "a submission may only replace a draft its own partner submitted"
+        if disclosed:
+            message = f"story {story.pk} ({story.url}) {why}: {rule}"
+        elif field == "slug":
+            message = (
+                f"the slug {story.slug!r} is taken for this edition ({story.edition_date:%Y-%m-%d}): {rule}; "
+                "choose another slug"
+            )
+        else:
+            message = f"the id is taken: {rule}; omit id to file a new story"
+        super().__init__(message)
 
 
 @dataclass
@@ -103,7 +120,8 @@ def submit_draft(*, doc: dict, partner_slug: str, key_prefix: str = "") -> Submi
         matches = _matching(doc)
         for story in matches:
             if (why := _refusal(story, partner_slug)) is not None:
-                raise SubmissionRefused(story, why)
+                disclosed = story.status == Story.Status.PUBLISHED or story.created_by_partner == partner_slug
+                raise SubmissionRefused(story, why, disclosed=disclosed, field="id" if doc["id"] else "slug")
         existing = matches[0] if matches else None
         first_published = existing.published_at if existing is not None else None
         if existing is not None:

@@ -1,5 +1,5 @@
 """Submissions only ever touch the submitter's own drafts: anything else they would match is
-a 409 naming the story, with nothing written; corrections never come from a submission; an
+a 409, with nothing written, naming the story only when it is published or the partner's own; corrections never come from a submission; an
 automatic publish goes through ``publish_story``."""
 
 import copy
@@ -95,6 +95,16 @@ def assert_conflict(response, story: Story):
     assert f"story {story.pk} " in error["message"] and story.url in error["message"]
 
 
+def assert_taken(response, story: Story, field: str):
+    """A 409 that says only which field is taken: the story is not the key's to see."""
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["code"] == "conflict" and error["path"] == field and "is taken" in error["message"]
+    assert "story" not in error
+    body = response.content.decode()
+    assert story.pk not in body and story.path not in body and story.headline not in body
+
+
 # --------------------------------------------------------------------------- not a draft
 
 
@@ -171,15 +181,15 @@ def rival_draft(other_api, story_doc, manifests_loaded, verdict):
 def test_another_partners_draft_by_id_is_a_409(writer_api, story_doc, rival_draft):
     before = written(rival_draft)
     response = writer_api.post(URL, new_doc(story_doc, id=rival_draft.pk, headline="Mine now"), format="json")
-    assert_conflict(response, rival_draft)
-    assert "was not submitted by this partner" in response.json()["error"]["message"]
+    assert_taken(response, rival_draft, "id")
+    assert "was not submitted by this partner" not in response.json()["error"]["message"]
     assert written(rival_draft) == before
 
 
 def test_another_partners_draft_by_slug_is_a_409(writer_api, story_doc, rival_draft):
     before = written(rival_draft)
     response = writer_api.post(URL, new_doc(story_doc, headline="Mine now"), format="json")
-    assert_conflict(response, rival_draft)
+    assert_taken(response, rival_draft, "slug")
     assert written(rival_draft) == before
 
 
@@ -207,11 +217,11 @@ def test_a_story_created_in_the_admin_records_its_editor_and_refuses_submissions
     assert (draft.created_by, draft.created_by_partner) == (writer, "")
 
     before = written(draft)
-    for doc in (
-        new_doc(story_doc, slug="an-editors-draft", edition="2026-10-17T09"),
-        new_doc(story_doc, id=draft.pk, slug="an-editors-draft", edition="2026-10-17T09"),
+    for doc, field in (
+        (new_doc(story_doc, slug="an-editors-draft", edition="2026-10-17T09"), "slug"),
+        (new_doc(story_doc, id=draft.pk, slug="an-editors-draft", edition="2026-10-17T09"), "id"),
     ):
-        assert_conflict(writer_api.post(URL, doc, format="json"), draft)
+        assert_taken(writer_api.post(URL, doc, format="json"), draft, field)
     assert written(draft) == before
 
 
@@ -219,7 +229,8 @@ def test_a_story_with_no_recorded_owner_is_a_409(writer_api, story_doc, demo, ve
     verdict(RUBRIC_PASS)
     Story.objects.filter(pk=demo.pk).update(status=Story.Status.DRAFT, published_at=None)
     before = written(demo)
-    assert_conflict(writer_api.post(URL, story_doc(headline="Mine now"), format="json"), demo)
+    assert_taken(writer_api.post(URL, story_doc(headline="Mine now"), format="json"), demo, "id")
+    assert_taken(writer_api.post(URL, story_doc(id=None, headline="Mine now"), format="json"), demo, "slug")
     assert written(demo) == before
 
 
@@ -253,7 +264,7 @@ def test_own_draft_is_updated_by_slug_and_by_id(writer_api, writer_key, story_do
 def test_a_writer_key_cannot_take_over_a_draft_by_renaming_it(writer_api, story_doc, rival_draft):
     # Its own new story under the rival's id: the id names the rival's draft.
     response = writer_api.post(URL, new_doc(story_doc, id=rival_draft.pk, slug="something-else"), format="json")
-    assert_conflict(response, rival_draft)
+    assert_taken(response, rival_draft, "id")
 
 
 # --------------------------------------------------------------------------- corrections
