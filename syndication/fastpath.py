@@ -2,7 +2,8 @@
 a partner polling an answer that has not changed gets it without DRF's request wrapping,
 content negotiation, rendering and body hashing.
 
-Each 200 answer of those views is stored under its URL (path and query) with the ``lists``
+Each 200 answer of those views is stored under its URL (the path, and the query parameters
+the view reads in a canonical order: ``FastReadMixin.fast_params``) with the ``lists``
 generation read before it was made (every story event, source edit and label change moves
 ``lists``: ``stories.cache``), its ETag and its headers. The next request with a partner key
 for the same URL makes one cache round trip for the key, the client's block, the entry and
@@ -14,7 +15,9 @@ Anything else takes the full DRF path, which does every check itself and answers
 error: no ``Bearer`` key (a staff session), an unknown, revoked or badly formed key, a
 blocked client, a throttled key (the full path answers the 429), a ``format`` parameter, an
 ``Accept`` asking for something other than plain JSON (``indent=``, another type), a HEAD
-or any other method, no current entry. So the fast path can only answer what the full path
+or any other method, a query parameter the view does not read or one given twice (such an
+answer is not stored either: made-up parameters cannot fill the cache with copies of a
+page), no current entry. So the fast path can only answer what the full path
 would have answered, with the same body and headers.
 
 A response-level hook (a signature over the body, for instance) wraps the view returned by
@@ -24,6 +27,7 @@ A response-level hook (a signature over the body, for instance) wraps the view r
 from __future__ import annotations
 
 import hmac
+from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.http import HttpResponse
@@ -42,9 +46,18 @@ CONDITIONAL = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", 
 KEPT_HEADERS = ("Content-Type", "Vary", "Allow", "Cache-Control", "ETag", "Last-Modified")
 
 
-def _entry_key(request) -> str:
-    query = request.META.get("QUERY_STRING", "")
-    return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?{query}"
+def _entry_key(request, params: frozenset) -> str | None:
+    """The stored answer's key: the path and the query in a canonical order; None when the
+    query has a parameter the view does not read (``params``) or one given more than once."""
+    query = request.GET
+    if not query:
+        return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?"
+    items = []
+    for name, values in query.lists():
+        if name not in params or len(values) != 1:
+            return None
+        items.append((name, values[0]))
+    return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?{urlencode(sorted(items))}"
 
 
 def _token(request) -> str | None:
@@ -55,16 +68,18 @@ def _token(request) -> str | None:
     return token
 
 
-def eligible(request) -> bool:
+def eligible(request, params: frozenset = frozenset()) -> bool:
+    """Whether the fast path may answer (and store) this request: a plain JSON GET with a
+    Bearer key whose query has only parameters the view reads (``params``), once each."""
     return (
         request.method == "GET"
-        and "format" not in request.GET
         and request.META.get("HTTP_ACCEPT", "").strip().lower() in PLAIN_JSON
         and _token(request) is not None
+        and _entry_key(request, params) is not None
     )
 
 
-def answer(request):
+def answer(request, params: frozenset = frozenset()):
     """The stored answer for this request, or None (take the full path). Sets
     ``request._api_generation`` for ``store`` on the way."""
     token = _token(request)
@@ -72,7 +87,7 @@ def answer(request):
     if prefix is None:
         return None
     client = throttling.BaseThrottle().get_ident(request)
-    names = [keys.record_key(prefix), keys.blocked_key(client), _entry_key(request), generation_key("lists")]
+    names = [keys.record_key(prefix), keys.blocked_key(client), _entry_key(request, params), generation_key("lists")]
     try:
         got = cache.get_many(names)
     except Exception:  # the cache unreachable: the full path copes
@@ -101,10 +116,10 @@ def answer(request):
     )
 
 
-def store(request, response) -> None:
+def store(request, response, params: frozenset = frozenset()) -> None:
     """Keep a 200 answer of the full path for the next request to the same URL."""
     generation = getattr(request, "_api_generation", None)
-    if generation is None or response.status_code != 200 or not eligible(request):
+    if generation is None or response.status_code != 200 or not eligible(request, params):
         return
     auth = getattr(request, "auth", None)
     if not isinstance(auth, keys.ApiKey):
@@ -123,20 +138,22 @@ def store(request, response) -> None:
         "last_modified": last_modified,
     }
     try:
-        cache.set(_entry_key(request), entry, PAGE_TTL)
+        cache.set(_entry_key(request, params), entry, PAGE_TTL)
     except Exception:
         pass
 
 
 class FastReadMixin:
     """For the story read views: answer from the stored answer when current, else the full
-    path, storing its answer."""
+    path, storing its answer. ``fast_params``: the query parameters the view reads."""
+
+    fast_params: frozenset = frozenset()
 
     def dispatch(self, request, *args, **kwargs):
-        if eligible(request):
-            response = answer(request)
+        if eligible(request, self.fast_params):
+            response = answer(request, self.fast_params)
             if response is not None:
                 return response
         response = super().dispatch(request, *args, **kwargs)
-        store(self.request, response)
+        store(self.request, response, self.fast_params)
         return response

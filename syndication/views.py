@@ -92,6 +92,7 @@ class StoryList(FastReadMixin, ReadView):
 
     pagination_class = KeysetPagination
     keyset = ("updated_at", "id")
+    fast_params = frozenset(["newsroom", "beat", "edition", "published_after", "updated_since", "page_size", "cursor"])
 
     @extend_schema(
         parameters=STORY_FILTERS, responses={200: s.StoryListItemSerializer(many=True), **errors(400, 401, 429)}
