@@ -281,7 +281,9 @@ class WriteView(ApiView):
 
 class CheckView(WriteView):
     """Run the publish checks on a desk/1 story and return the rubric. Nothing is saved.
-    Any key (read or writer) or a staff session."""
+    Any key (read or writer) or a staff session. A read key's checks read only the sources
+    published stories cite (the ones it can read): any other is reported as unknown, so the
+    rubric tells nothing of a draft's sources."""
 
     any_key_may_post = True
 
@@ -290,7 +292,9 @@ class CheckView(WriteView):
     )
     def post(self, request):
         doc = _validated_story(request.data)
-        return Response(_run_checks(doc, exclude_story_id=doc["id"] or None))
+        key = api_key(request)
+        public_sources = key is not None and not key.can_write
+        return Response(_run_checks(doc, exclude_story_id=doc["id"] or None, public_sources=public_sources))
 
 
 class SubmissionView(WriteView):

@@ -58,9 +58,10 @@ class Unit:
 class CheckContext:
     """A validated desk/1 document and the database rows the criteria read, loaded once:
     the cited manifests (with publishers) and the cited claims, in two queries. The story's
-    own ``manifests`` list is never used as evidence."""
+    own ``manifests`` list is never used as evidence. With ``public_sources``, only the
+    sources some published story cites are read; any other reads as if it did not exist."""
 
-    def __init__(self, doc: dict, *, exclude_story_id: str | None = None):
+    def __init__(self, doc: dict, *, exclude_story_id: str | None = None, public_sources: bool = False):
         from manifests.models import Claim, Manifest
         from stories.desk import cited_manifest_ids, iter_cites
 
@@ -73,13 +74,19 @@ class CheckContext:
 
         batch = current()
         loaded = batch.sources(self.cited_manifest_ids, self.cited_claim_ids) if batch is not None else None
-        if loaded is not None:  # read once for the bulk import's batch (``checks.batch``)
+        if loaded is not None and not public_sources:  # read once for the bulk import's batch (``checks.batch``)
             self.manifests, self.claims = loaded
             return
-        self.manifests = {
-            m.id: m for m in Manifest.objects.filter(id__in=self.cited_manifest_ids).select_related("publisher")
-        }
-        self.claims = Claim.objects.filter(id__in=self.cited_claim_ids).rows()
+        manifests = Manifest.objects.filter(id__in=self.cited_manifest_ids)
+        claims = Claim.objects.filter(id__in=self.cited_claim_ids)
+        if public_sources:  # only sources a published story cites: the others read as unknown
+            from stories.models import Cite
+
+            public = Cite.objects.filter(manifest_id__in=self.cited_manifest_ids).of_published_stories()
+            manifests = manifests.filter(id__in=public.values("manifest_id"))
+            claims = claims.filter(manifest_id__in=public.values("manifest_id"))
+        self.manifests = {m.id: m for m in manifests.select_related("publisher")}
+        self.claims = claims.rows()
 
     @cached_property
     def edition_start(self) -> dt.datetime:

@@ -31,15 +31,19 @@ def checks_ahead(reads, revisions: list[tuple[str, dict, str | None]]):
     return checked_ahead(reads, revisions, AHEAD_CRITERIA)
 
 
-def run_checks(doc: dict, *, exclude_story_id: str | None = None, computed: dict | None = None) -> dict:
+def run_checks(
+    doc: dict, *, exclude_story_id: str | None = None, computed: dict | None = None, public_sources: bool = False
+) -> dict:
     """The rubric (checks.md) of a validated desk/1 document (``stories.desk.validate``).
 
     Reads the database's manifests and claims (two queries) and the fingerprints of recent
     published stories of the newsroom (one query); writes nothing. The story (``doc["id"]``)
     and ``exclude_story_id`` never count as repeats. ``computed`` holds results (by
     criterion name) already computed from this very document (``checks.ahead``).
+    ``public_sources``: read only the sources a published story cites (``CheckContext``), for
+    a caller that may see no others.
     """
-    ctx = CheckContext(doc, exclude_story_id=exclude_story_id)
+    ctx = CheckContext(doc, exclude_story_id=exclude_story_id, public_sources=public_sources)
     computed = computed or {}
     results = [computed.get(c.name) or c.run(ctx).as_dict() for c in CRITERIA]
     score = sum(r["score"] for r in results) / len(results)

@@ -36,7 +36,7 @@ def stub_checks(monkeypatch):
     """Fix the checks' verdict, to test this app's wiring on its own."""
 
     def install(rubric: dict):
-        def run_checks(doc, *, exclude_story_id=None):
+        def run_checks(doc, *, exclude_story_id=None, public_sources=False):
             return copy.deepcopy(rubric)
 
         def check_and_record(story):
@@ -225,8 +225,8 @@ def test_checks_endpoint_invalid_document_is_400(api, story_doc):
     assert response.json()["error"]["path"] == "sections[1].paragraphs[0].cites[0].claim_ids[0]"
 
 
-def test_checks_endpoint_with_the_real_checks(api, story_doc, manifests_loaded):
-    response = api.post("/api/v1/checks/", story_doc(), format="json")
+def test_checks_endpoint_with_the_real_checks(writer_api, story_doc, manifests_loaded):
+    response = writer_api.post("/api/v1/checks/", story_doc(), format="json")
     assert response.status_code == 200
     assert response.json()["passed"] is True  # the seed story passes against its manifests
     assert not Story.objects.exists()
