@@ -30,7 +30,8 @@ class InvalidDocument(ApiError):
 
 
 class Conflict(ApiError):
-    """409: a submission naming a story that is not the partner's own draft (``story`` names it)."""
+    """409: a submission naming a story that is not the partner's own draft (``story`` names
+    it when it is published or the partner's own; empty otherwise)."""
 
     @property
     def story(self) -> dict[str, Any]:
