@@ -10,16 +10,18 @@ from __future__ import annotations
 import hashlib
 
 from stories import minhash
-from stories.text import plain, words
+from stories.text import plain, visible, words
 
 MEMO_SIZE = 2048  # signatures kept by text digest: more than a bulk import's batch of stories
 _memo: dict[bytes, str] = {}
 
 
 def story_text(doc: dict) -> str:
-    """The words a repeat would share: headline, dek, every paragraph and key fact."""
+    """The words a repeat would share, as readers read them: headline, dek, every paragraph
+    and key fact."""
     parts = [doc.get("headline") or "", doc.get("dek") or ""]
     parts += [fact["text"] for fact in doc["key_facts"]]
+    parts = [visible("\n".join(parts))]
     parts += [plain(p["markdown"]) for s in doc["sections"] for p in s["paragraphs"]]
     return "\n".join(parts)
 

@@ -94,10 +94,15 @@ class CheckContext:
 
     @cached_property
     def units(self) -> list[Unit]:
-        """Key facts first, then paragraphs: desk/1's citing order."""
-        from stories.text import plain
+        """Key facts first, then paragraphs: desk/1's citing order. Each is the text its readers
+        read: a paragraph's Markdown as rendered (``plain``), a key fact, which is shown as plain
+        text, without the characters that draw nothing (``visible``)."""
+        from stories.text import plain, visible
 
-        out = [Unit(f"key_facts[{i}]", fact["text"], fact["cites"]) for i, fact in enumerate(self.doc["key_facts"])]
+        out = [
+            Unit(f"key_facts[{i}]", visible(fact["text"]), fact["cites"])
+            for i, fact in enumerate(self.doc["key_facts"])
+        ]
         for i, section in enumerate(self.doc["sections"]):
             for j, para in enumerate(section["paragraphs"]):
                 out.append(Unit(f"sections[{i}].paragraphs[{j}]", plain(para["markdown"]), para["cites"]))

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
+from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences, visible
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
@@ -101,14 +101,14 @@ class Evidence:
                 claim = ctx.claims.get(cid)
                 if claim is None:
                     continue  # claims_belong reports it
-                if claim.has_text:
-                    self.texts.append(claim.text)
+                if claim.has_text:  # read as the story's own text is: as readers see it
+                    self.texts.append(visible(claim.text))
                 else:
                     self.stubs.append(cid)
         manifests = [
             ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
         ]
-        sources = [part for m in manifests for part in (m.title, m.publisher.name)]
+        sources = [visible(part) for m in manifests for part in (m.title, m.publisher.name)]
         claim_readings = [reading(text) for text in self.texts]
         readings = claim_readings + [reading(text) for text in sources]
         self._readings = readings
