@@ -188,9 +188,13 @@ _REFERENCE = re.compile(r"\\[!-/:-@\[-`{-~]|&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{
 # A run of Markdown marks. Between two letters or digits, "_", "#" and ">" are never markup
 # (CommonMark does not open or close "_" emphasis inside a word), so readers see them, and
 # the word is two; "*", "~~", "`" and brackets (a link by reference) may be markup that
-# readers do not see ("n*o*t" is "not") or characters that they do ("not*reached").
+# readers do not see ("n*o*t" is "not") or characters that they do ("not*reached"). Each is
+# one character class between one-character lookarounds: linear, and replaced in C.
 _MARK_RUN = re.compile(r"[*_`~#>\[\]]+")
-_LITERAL_INSIDE_A_WORD = frozenset("_#>")
+_INSIDE = r"(?<=[^\W_]){}(?=[^\W_])"
+_LITERAL_INSIDE = re.compile(_INSIDE.format(r"[_#>]+"))
+_LITERAL_INSIDE_NO_LINKS = re.compile(_INSIDE.format(r"[_#>\[\]]+"))  # no link definitions: brackets are seen
+_AMBIGUOUS_INSIDE = re.compile(_INSIDE.format(r"[*_`~#>\[\]]+"))
 
 
 def _reference(m: re.Match) -> str:
@@ -207,32 +211,11 @@ def _reference(m: re.Match) -> str:
     return chr(code) if isValidEntityCode(code) else "\ufffd"
 
 
-def _words_without_marks(word: str, *, references: bool) -> str:
-    """One whitespace-free word of Markdown as the checks read it: each run of marks dropped,
-    or a space where readers see it between two letters. Where a run inside a word may be
-    either markup or a character (``_MARK_RUN``), both readings are given, glued and split
-    ("n*o*t" reads "not n o t", "not*reached" "notreached not reached"), so that neither can
-    hide a word from the checks."""
-    ambiguous = False
-
-    def inside(m: re.Match) -> bool:
-        start, end = m.span()
-        return start > 0 and end < len(word) and word[start - 1].isalnum() and word[end].isalnum()
-
-    def glued(m: re.Match) -> str:
-        nonlocal ambiguous
-        if inside(m):
-            run = m.group()
-            if _LITERAL_INSIDE_A_WORD.issuperset(run) or (not references and not run.strip("[]")):
-                return " "
-            ambiguous = True
-        return ""
-
-    def split(m: re.Match) -> str:
-        return " " if inside(m) else ""
-
-    one = _MARK_RUN.sub(glued, word)
-    return f"{one} {_MARK_RUN.sub(split, word)}" if ambiguous else one
+def _both_readings(word: str) -> str:
+    """A whitespace-free word with a run of marks inside it that may be markup or characters,
+    read both ways, glued and split ("n*o*t" reads "not n o t", "not*reached" "notreached not
+    reached"), so that neither reading can hide a word from the checks."""
+    return f"{word} {_AMBIGUOUS_INSIDE.sub(' ', word)}"
 
 
 @lru_cache(maxsize=2)
@@ -275,7 +258,8 @@ def plain(markdown: str) -> str:
     Links and images keep their text (``unlink``); character references are decoded as the
     renderer decodes them ("n&zwj;ot" is "n\u200dot"); characters that draw nothing go
     (``visible``: "n\u200dot" is "not"); and Markdown marks go, or keep two words apart where
-    readers see them (``_words_without_marks``). Each step reads the text once: the text is
+    readers see them, and a run inside a word that may be either is read both ways
+    (``_both_readings``). Each step reads the text once: the text is
     untrusted, and the renderer itself is too slow for a hostile paragraph."""
     if markdown.isascii() and not any(c in markdown for c in _MARKUP):
         return " ".join(markdown.split())
@@ -287,17 +271,20 @@ def plain(markdown: str) -> str:
     if not any(c in text for c in _MARKS):
         return text
     references = "]:" in text  # a link reference definition makes "n[o]t" a link, read "not"
-    out, copied = [], 0
-    for run in _MARK_RUN.finditer(text):  # each word with a mark in it, once
-        if run.start() < copied:
-            continue
-        start = text.rfind(" ", 0, run.start()) + 1
-        end = text.find(" ", run.end())
-        end = len(text) if end < 0 else end
-        out += (text[copied:start], _words_without_marks(text[start:end], references=references))
-        copied = end
-    out.append(text[copied:])
-    return " ".join("".join(out).split())
+    text = (_LITERAL_INSIDE if references else _LITERAL_INSIDE_NO_LINKS).sub(" ", text)
+    if _AMBIGUOUS_INSIDE.search(text) is not None:
+        out, copied = [], 0
+        for run in _AMBIGUOUS_INSIDE.finditer(text):  # each word with such a run, once
+            if run.start() < copied:
+                continue
+            start = text.rfind(" ", 0, run.start()) + 1
+            end = text.find(" ", run.end())
+            end = len(text) if end < 0 else end
+            out += (text[copied:start], _both_readings(text[start:end]))
+            copied = end
+        out.append(text[copied:])
+        text = "".join(out)
+    return " ".join(_MARK_RUN.sub("", text).split())
 
 
 # A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals

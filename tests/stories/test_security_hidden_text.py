@@ -173,7 +173,7 @@ def test_a_clean_paragraph_reads_as_before():
 
 
 @pytest.mark.parametrize(
-    "unit", ["&zwj;", "&#8205;", "&", "&#", "\u200d", "n*o*t ", "n*", "a_b", "[a]:", "\\&", "&" + "a" * 40]
+    "unit", ["&zwj;", "&#8205;", "&", "&#", "\u200d", "n*o*t ", "n*", "a_b", "a*b", "[a]:b*c ", "\\&", "&" + "a" * 40]
 )
 def test_plain_is_linear_in_hostile_text(unit):
     def took(n: int) -> float:
@@ -182,5 +182,5 @@ def test_plain_is_linear_in_hostile_text(unit):
         plain(text)
         return time.perf_counter() - start
 
-    small, large = min(took(4_000) for _ in range(2)), min(took(40_000) for _ in range(2))
-    assert large < 40 * small + 0.05, (large, small)
+    small, large = min(took(10_000) for _ in range(3)), min(took(100_000) for _ in range(3))
+    assert large < 40 * small + 0.1, (large, small)
