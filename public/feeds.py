@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
 from django.utils.html import escape
 
+from newsroom.infra.jsondoc import xml_text
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Newsroom
 from public.renderings import site_name
@@ -38,8 +39,38 @@ def _iso(value) -> str:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _xml_text(value):
+    """A feed field without the characters XML 1.0 cannot hold (``xml_text``); a list of
+    texts (categories) each so."""
+    if isinstance(value, str):
+        return xml_text(value)
+    if isinstance(value, (list, tuple)):
+        return [_xml_text(v) for v in value]
+    return value
+
+
+class XmlTextFeedMixin:
+    """A feed writer that leaves out of every text the characters XML 1.0 cannot hold (a
+    control character in one headline would otherwise fail the whole feed, for everyone):
+    desk/1 refuses them, but a story saved before they were refused may still hold one."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**{key: _xml_text(value) for key, value in kwargs.items()})
+
+    def add_item(self, **kwargs):
+        super().add_item(**{key: _xml_text(value) for key, value in kwargs.items()})
+
+
+class XmlTextAtom1Feed(XmlTextFeedMixin, Atom1Feed):
+    pass
+
+
+class XmlTextRss201rev2Feed(XmlTextFeedMixin, Rss201rev2Feed):
+    pass
+
+
 class StoryAtomFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = XmlTextAtom1Feed
     language = "en"
     kind = "atom"
 
@@ -93,7 +124,7 @@ class StoryAtomFeed(Feed):
 
 
 class StoryRssFeed(StoryAtomFeed):
-    feed_type = Rss201rev2Feed
+    feed_type = XmlTextRss201rev2Feed
     kind = "rss"
 
 

@@ -25,6 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from newsroom.infra.jsondoc import xml_text
 from newsroom.infra.pagecache import list_page, public
 from newsroom.models import Edition, Newsroom
 from public.renderings import site_name
@@ -271,9 +272,9 @@ def month_sitemap(request, month: str):
 def _news_entry(story, publication: str) -> str:
     return (
         f"<url>{_loc(story.path)}<news:news><news:publication>"
-        f"<news:name>{escape(publication)}</news:name><news:language>en</news:language></news:publication>"
+        f"<news:name>{escape(xml_text(publication))}</news:name><news:language>en</news:language></news:publication>"
         f"<news:publication_date>{w3c(story.published_at)}</news:publication_date>"
-        f"<news:title>{escape(story.headline)}</news:title></news:news></url>\n"
+        f"<news:title>{escape(xml_text(story.headline))}</news:title></news:news></url>\n"
     )
 
 

@@ -15,6 +15,10 @@ DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 TIMESTAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
 URL_RE = re.compile(r"https?://[^\s/$.?#][^\s]*")
 MAX_TEXT = 100_000
+# The characters XML 1.0 cannot hold (the C0 controls but tab, newline and carriage return,
+# and U+FFFE, U+FFFF): a story's text is written into Atom, RSS and sitemap XML, which would
+# fail, or be invalid, for every reader of the feed. A class of characters: linear.
+NOT_XML_RE = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 class FormatError(ValueError):
@@ -68,6 +72,8 @@ class V:
             raise FormatError(path, f"is longer than {max_length} characters")
         if "\x00" in value:
             raise FormatError(path, "must not contain NUL characters")
+        if not value.isprintable():  # printable text (most of it) has none of these characters
+            refuse_not_xml(value, path)
         if not value.isascii():
             _refuse_surrogates(value, path)
         return value
@@ -140,6 +146,29 @@ class V:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 100_000:
             raise FormatError(path, f"must be a whole number of pixels or null, not {_kind(value)}")
         return value
+
+
+def not_xml_message(value: str) -> str | None:
+    """Why ``value`` cannot be written as XML 1.0 text (a control character or U+FFFE/U+FFFF
+    in it), or None."""
+    found = NOT_XML_RE.search(value)
+    if found is None:
+        return None
+    code = ord(found.group())
+    if code >= 0xFFFE:
+        return f"contains U+{code:04X}, which is not a character (XML cannot hold it)"
+    return f"contains the control character U+{code:04X}"
+
+
+def xml_text(value: str) -> str:
+    """``value`` without the characters XML 1.0 cannot hold: for the XML writers (feeds,
+    sitemaps), whatever text reached the database before these characters were refused."""
+    return value if value.isprintable() else NOT_XML_RE.sub("", value)
+
+
+def refuse_not_xml(value: str, path: str) -> None:
+    if (message := not_xml_message(value)) is not None:
+        raise FormatError(path, message)
 
 
 def _refuse_surrogates(value: str, path: str) -> None:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from manifests.models import Claim
+from newsroom.infra.jsondoc import not_xml_message
 from newsroom.models import Edition
 from stories.history import compare_versions
 from stories.models import Cite, Correction, KeyFact, Paragraph, Story
@@ -38,7 +39,29 @@ class LinesField(forms.CharField):
         return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class StoryVersionForm(forms.ModelForm):
+def refuse_not_xml(value) -> None:
+    """A form validator: no character XML 1.0 cannot hold (a control character, U+FFFE or
+    U+FFFF), as desk/1 refuses them: a story's text is written into its feeds and sitemaps."""
+    text = "\n".join(value) if isinstance(value, (list, tuple)) else value
+    if isinstance(text, str) and not text.isprintable() and (message := not_xml_message(text)) is not None:
+        raise ValidationError("This text %(message)s: remove it.", code="not_xml", params={"message": message})
+
+
+class XmlTextForm:
+    """A form whose every text field refuses the characters XML 1.0 cannot hold."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            if isinstance(field, forms.CharField):
+                field.validators.append(refuse_not_xml)
+
+
+class XmlTextModelForm(XmlTextForm, forms.ModelForm):
+    """The form of the story's inlines (sections, paragraphs, key facts, ...)."""
+
+
+class StoryVersionForm(XmlTextForm, forms.ModelForm):
     """Carries the story version the page was opened at, and refuses the save when the
     stored story has moved on (optimistic concurrency; no lost updates).
 
@@ -235,7 +258,7 @@ def claim_label(claim: Claim) -> str:
     return f"{claim.id} — {text}"
 
 
-class CorrectionForm(forms.Form):
+class CorrectionForm(XmlTextForm, forms.Form):
     kind = forms.ChoiceField(choices=Correction.Kind.choices)
     text = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),

@@ -26,7 +26,7 @@ from manifests.models import Claim
 from newsroom.adminsite import LabelledInline
 from stories import actions
 from stories.actions.drafts import is_live
-from stories.admin.forms import CiteForm, StoryPartForm, claim_label
+from stories.admin.forms import CiteForm, StoryPartForm, XmlTextModelForm, claim_label
 from stories.models import Cite, CiteClaim, KeyFact, Paragraph, Section, Story
 
 # The user of the admin page being rendered: the read-only fields (the desk panel, a
@@ -52,7 +52,10 @@ def cites_html(owner) -> str:
 
 class StoryChildInline(LabelledInline):
     """Inlines of a story or of its parts follow the story's edit rule: writers edit drafts
-    only (``actions.can_edit``). Each row's fields are named for assistive technology."""
+    only (``actions.can_edit``). Each row's fields are named for assistive technology, and
+    refuse the characters XML cannot hold (``XmlTextModelForm``)."""
+
+    form = XmlTextModelForm
 
     def _editable(self, request, obj):
         return obj is None or may_edit(request.user, obj if isinstance(obj, Story) else obj.story)
