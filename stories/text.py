@@ -191,7 +191,9 @@ _REFERENCE = re.compile(r"\\[!-/:-@\[-`{-~]|&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{
 # readers do not see ("n*o*t" is "not") or characters that they do ("not*reached"). Each is
 # one character class between one-character lookarounds: linear, and replaced in C.
 _MARK_RUN = re.compile(r"[*_`~#>\[\]]+")
-_INSIDE = r"(?<=[^\W_]){}(?=[^\W_])"
+# Each starts with the letter before the run (kept by the replacement): a pattern that starts
+# with a class is searched for that class, where a lookbehind would be tried at every place.
+_INSIDE = r"([^\W_]){}(?=[^\W_])"
 _LITERAL_INSIDE = re.compile(_INSIDE.format(r"[_#>]+"))
 _LITERAL_INSIDE_NO_LINKS = re.compile(_INSIDE.format(r"[_#>\[\]]+"))  # no link definitions: brackets are seen
 _AMBIGUOUS_INSIDE = re.compile(_INSIDE.format(r"[*_`~#>\[\]]+"))
@@ -215,7 +217,7 @@ def _both_readings(word: str) -> str:
     """A whitespace-free word with a run of marks inside it that may be markup or characters,
     read both ways, glued and split ("n*o*t" reads "not n o t", "not*reached" "notreached not
     reached"), so that neither reading can hide a word from the checks."""
-    return f"{word} {_AMBIGUOUS_INSIDE.sub(' ', word)}"
+    return word + " " + _AMBIGUOUS_INSIDE.sub(r"\1 ", word)
 
 
 @lru_cache(maxsize=2)
@@ -267,17 +269,18 @@ def plain(markdown: str) -> str:
     if "&" in text:
         text = _REFERENCE.sub(_reference, text)
     text = visible(text)
-    text = " ".join(text.split())
     if not any(c in text for c in _MARKS):
-        return text
+        return " ".join(text.split())
     references = "]:" in text  # a link reference definition makes "n[o]t" a link, read "not"
-    text = (_LITERAL_INSIDE if references else _LITERAL_INSIDE_NO_LINKS).sub(" ", text)
+    if any(c in text for c in "_#>[]"):
+        text = (_LITERAL_INSIDE if references else _LITERAL_INSIDE_NO_LINKS).sub(r"\1 ", text)
     if _AMBIGUOUS_INSIDE.search(text) is not None:
+        text = " ".join(text.split())  # words are then separated by single spaces
         out, copied = [], 0
         for run in _AMBIGUOUS_INSIDE.finditer(text):  # each word with such a run, once
             if run.start() < copied:
                 continue
-            start = text.rfind(" ", 0, run.start()) + 1
+            start = text.rfind(" ", 0, run.start() + 1) + 1
             end = text.find(" ", run.end())
             end = len(text) if end < 0 else end
             out += (text[copied:start], _both_readings(text[start:end]))
