@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.conf import settings
 from django.urls import reverse
@@ -137,6 +138,18 @@ def _md_escape_line(text: str) -> str:
     return _MD_BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), text)
 
 
+# What a URL may keep as written inside a Markdown link destination or an autolink: every
+# character a URL may hold but whitespace, ``(``, ``)``, ``<``, ``>``, ``\`` and ``"``, which
+# could end the link or start markup (``%`` too, so that what is encoded stays as it is).
+_URL_SAFE = "!#$%&'*+,-./:;=?@[]^_`{|}~"
+
+
+def _md_url(url: str) -> str:
+    """A URL as a Markdown link destination or autolink: those characters percent-encoded,
+    so a source's URL cannot end its link early and add text or links of its own."""
+    return quote(url, safe=_URL_SAFE)
+
+
 def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
     seen = list(dict.fromkeys(c["manifest_id"] for c in cites))
     urls = {mid: settings.SITE_URL + reverse("manifest-detail", args=[mid]) for mid in seen}
@@ -157,7 +170,7 @@ def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
         byline.append(f"Published {d['published_at']}")
     if provenance.revised_at:
         byline.append(f"Updated {provenance.revised_at}")
-    out += [" · ".join(byline), "", f"Canonical: <{d['url']}>", ""]
+    out += [" · ".join(byline), "", f"Canonical: <{_md_url(d['url'])}>", ""]
     if d["corrections"]:
         out += ["## Corrections", ""]
         out += [
@@ -182,16 +195,16 @@ def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
         for m in d["manifests"]:
             n = numbers.get(m["manifest_id"], "?")
             out.append(
-                f"{n}. [{_md_escape_line(m['title'])}]({m['source_url']}) ({_md_escape_line(m['source_name'])}, "
+                f"{n}. [{_md_escape_line(m['title'])}]({_md_url(m['source_url'])}) ({_md_escape_line(m['source_name'])}, "
                 f"{m['published_date']}), manifest `{m['manifest_id']}`"
             )
         out.append("")
     out += [
         d["disclosure"],
         "",
-        f"How this was checked: <{checks_url(d)}>",
+        f"How this was checked: <{_md_url(checks_url(d))}>",
         "",
-        f"Reuse: {d['reuse'].get('summary', '')} <{d['reuse'].get('license_url', '')}>",
+        f"Reuse: {_md_escape_line(d['reuse'].get('summary', ''))} <{_md_url(d['reuse'].get('license_url', ''))}>",
     ]
     return "\n".join(out) + "\n"
 

@@ -129,3 +129,25 @@ def test_any_text_comes_back_unchanged(seed_doc_once, text):
 def seed_doc_once():
     """The seed story, read once for all of Hypothesis's examples (none mutates it)."""
     return json.loads(SEED_JSON.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://s.example/a) [planted](https://evil.example/",
+        'https://s.example/a b<c>d\\e"f',
+        "https://s.example/wiki/Foo_(bar)?q=1&r=%20#frag",
+    ],
+)
+def test_a_source_url_stays_inside_its_link(seed_doc, url):
+    d = copy.deepcopy(seed_doc)
+    d["manifests"] = d["manifests"][:1]
+    d["manifests"][0]["source_url"] = url
+    md = renderings.to_markdown(d)
+    sources = next(tok for tok in COMMONMARK.parse(md.split("## Sources", 1)[1]) if tok.type == "inline")
+    links = [t for t in sources.children if t.type == "link_open"]
+    assert len(links) == 1
+    assert "evil.example" not in _inline_text(sources.children)
+    href = links[0].attrs["href"]
+    assert href.startswith("https://s.example/")
+    assert not any(c in href for c in ' ()<>\\"')
