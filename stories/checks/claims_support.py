@@ -28,6 +28,8 @@ characters of its sentence, and a unit lists at most ``MAX_UNIT_FINDINGS`` findi
 one that counts the rest (its score still counts every figure and name).
 """
 
+from __future__ import annotations
+
 from functools import lru_cache
 
 from django.conf import settings
@@ -36,7 +38,7 @@ from stories.text import content_tokens, figures, name_key, name_stated, names, 
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
-from .meaning.names import swapped_opening
+from .meaning.names import claim_openings, swapped_opening
 
 CLAIM_LIKE = 0.34  # a sentence sharing this much wording with its claims states facts
 STUB_HINT = "run fetch_manifests or import_manifests to load it"
@@ -52,9 +54,9 @@ def excerpt(text: str, limit: int = SENTENCE_EXCERPT) -> str:
 class Reading:
     """What the check reads in one text (a claim, a manifest's title or source name, a
     sentence): its figures, ranges, content words and name key, read once and shared by
-    every unit and sentence that meets the same text (``reading``)."""
+    every unit and sentence that meets the same text (``reading``, ``Readings``)."""
 
-    __slots__ = ("_names", "_text", "_word_figures", "figures", "key", "ranges", "tokens")
+    __slots__ = ("_names", "_openings", "_text", "_word_figures", "figures", "key", "ranges", "tokens")
 
     def __init__(self, text: str):
         self._text = text
@@ -62,7 +64,7 @@ class Reading:
         self.ranges = tuple(ranges(text))
         self.tokens = frozenset(content_tokens(text))
         self.key = name_key(text)
-        self._names = self._word_figures = None
+        self._names = self._word_figures = self._openings = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -76,8 +78,15 @@ class Reading:
             self._word_figures = word_figures(self._text)
         return self._word_figures
 
+    @property
+    def openings(self) -> tuple:
+        """The opening names of the text's first sentences (``names.claim_openings``)."""
+        if self._openings is None:
+            self._openings = claim_openings(self._text)
+        return self._openings
 
-CACHED_TEXT = 2000  # longer texts are read each time: a hostile story must not fill the cache
+
+CACHED_TEXT = 2000  # longer texts are not kept past a run: a hostile story must not fill the cache
 
 
 def reading(text: str) -> Reading:
@@ -90,31 +99,68 @@ def _cached_reading(text: str) -> Reading:
     return Reading(text)
 
 
+class Readings:
+    """The readings of one check run, by text: each claim, source and sentence the run meets
+    is read once, however long it is and however many units cite it (``reading`` keeps only
+    short texts between runs)."""
+
+    def __init__(self):
+        self._by_text: dict[str, Reading] = {}
+
+    def __call__(self, text: str) -> Reading:
+        read = self._by_text.get(text)
+        if read is None:
+            read = self._by_text[text] = reading(text)
+        return read
+
+    def openings(self, text: str) -> tuple:
+        return self(text).openings
+
+
+def cited(ctx, unit) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(claim texts, ids of stub claims, cited manifests' titles and source names) of a
+    unit's cites, in order."""
+    texts, stubs = [], []
+    for cite in unit.cites:
+        for cid in cite["claim_ids"]:
+            claim = ctx.claims.get(cid)
+            if claim is None:
+                continue  # claims_belong reports it
+            if claim.has_text:  # read as the story's own text is: as readers see it
+                texts.append(visible(claim.text))
+            else:
+                stubs.append(cid)
+    manifests = [
+        ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
+    ]
+    sources = [visible(part) for m in manifests for part in (m.title, m.publisher.name)]
+    return tuple(texts), tuple(stubs), tuple(sources)
+
+
 class Evidence:
     """What a unit's cites offer: claim texts (for wording, figures and names) and the cited
-    manifests' titles and source names (for figures and names only)."""
+    manifests' titles and source names (for figures and names only). Units with the same
+    cites share one (``ClaimsSupport.run``)."""
 
-    def __init__(self, ctx, unit):
-        self.texts, self.stubs = [], []
-        for cite in unit.cites:
-            for cid in cite["claim_ids"]:
-                claim = ctx.claims.get(cid)
-                if claim is None:
-                    continue  # claims_belong reports it
-                if claim.has_text:  # read as the story's own text is: as readers see it
-                    self.texts.append(visible(claim.text))
-                else:
-                    self.stubs.append(cid)
-        manifests = [
-            ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
-        ]
-        sources = [visible(part) for m in manifests for part in (m.title, m.publisher.name)]
-        claim_readings = [reading(text) for text in self.texts]
-        readings = claim_readings + [reading(text) for text in sources]
+    def __init__(self, ctx, unit, read=reading):
+        self._build(*cited(ctx, unit), read)
+
+    @classmethod
+    def of(cls, texts, stubs, sources, read=reading) -> Evidence:
+        evidence = cls.__new__(cls)
+        evidence._build(texts, stubs, sources, read)
+        return evidence
+
+    def _build(self, texts, stubs, sources, read) -> None:
+        self.texts, self.stubs = list(texts), list(stubs)
+        claim_readings = [read(text) for text in texts]
+        readings = claim_readings + [read(text) for text in sources]
         self._readings = readings
+        self.openings = getattr(read, "openings", claim_openings)
         self.digit_figures = {canon for r in readings for _, canon in r.figures}
         self._word_figures: set[str] | None = None  # read when a figure is not among the digits
         self.haystack = " " + " | ".join(r.key for r in readings) + " "
+        self._stated: dict[str, bool] = {}
         self.wording = set().union(*(r.tokens for r in claim_readings))
         self.ranges = {(low, high) for r in claim_readings for _, low, high in r.ranges}
 
@@ -127,6 +173,13 @@ class Evidence:
             self._word_figures = {canon for r in self._readings for _, canon in r.word_figures}
         return canon in self._word_figures
 
+    def names(self, name: str) -> bool:
+        """Whether the cited texts name ``name`` (``name_stated``), each name looked up once."""
+        stated = self._stated.get(name)
+        if stated is None:
+            stated = self._stated[name] = name_stated(name, self.haystack)
+        return stated
+
 
 class ClaimsSupport(Criterion):
     name = "claims_support"
@@ -134,10 +187,15 @@ class ClaimsSupport(Criterion):
     def run(self, ctx) -> CriterionResult:
         findings, scores = [], []
         judge = load_judge()  # one per run: criteria are shared between threads
+        read, evidence_by_cites = Readings(), {}  # each text read once, each set of cites weighed once
         for unit in ctx.units:
             if not any(cite["claim_ids"] for cite in unit.cites):
                 continue  # paragraphs_cited reports it
-            unit_findings, score = self.check_unit(unit, Evidence(ctx, unit), judge)
+            key = cited(ctx, unit)
+            evidence = evidence_by_cites.get(key)
+            if evidence is None:
+                evidence = evidence_by_cites[key] = Evidence.of(*key, read)
+            unit_findings, score = self.check_unit(unit, evidence, judge)
             findings += unit_findings
             scores.append(score)
         return CriterionResult(self.name, sum(scores) / len(scores) if scores else 1.0, findings)
@@ -228,7 +286,7 @@ class ClaimsSupport(Criterion):
                     )
                 )
         for name in sentence_names:
-            if not name_stated(name, evidence.haystack):
+            if not evidence.names(name):
                 name = excerpt(name)
                 findings.append(
                     finding(
@@ -240,7 +298,7 @@ class ClaimsSupport(Criterion):
                         kind="name",
                     )
                 )
-        if evidence.texts and (swap := swapped_opening(sentence, evidence.texts, evidence.haystack)):
+        if evidence.texts and (swap := swapped_opening(sentence, evidence.texts, evidence.names, evidence.openings)):
             word, other, claim = (excerpt(part) for part in swap)
             findings.append(
                 finding(

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from django.conf import settings
 from django.utils.module_loading import import_string
 
 from .clauses import CACHED_TEXT, CONTRAST, RANGE, THAN, Clause, clauses
 from .lexicon import lexicon
+from .names import iter_sentences
 
 SUPPORTED, CONTRADICTED, NOT_ENOUGH = "supported", "contradicted", "not enough information"
 VERDICTS = (SUPPORTED, CONTRADICTED, NOT_ENOUGH)
@@ -39,12 +41,21 @@ class DeterministicJudge:
     def __init__(self):
         self._claims: tuple[str, ...] | None = None  # the last claims read, and their clauses
         self._claim_clauses: list = []
+        self._read: dict[str, tuple[Clause, ...]] = {}  # each claim's clauses, read once a run
+
+    def _clauses_of(self, text: str) -> tuple[Clause, ...]:
+        read = self._read.get(text)
+        if read is None:
+            read = self._read[text] = _claim_clauses(text)
+        return read
 
     def judge(self, sentence: str, claims: list[str]) -> Verdict:
         key = tuple(claims)
         if key != self._claims:  # a unit's sentences are read against the same claims
             self._claims = key
-            self._claim_clauses = [(text, c) for text in key for c in _claim_clauses(text)][:MAX_CLAIM_CLAUSES]
+            self._claim_clauses = list(
+                islice(((text, c) for text in key for c in self._clauses_of(text)), MAX_CLAIM_CLAUSES)
+            )
         claim_clauses = self._claim_clauses
         aligned_any = False
         for clause in clauses(sentence):
@@ -71,9 +82,17 @@ def _cached_claim_clauses(text: str) -> tuple[Clause, ...]:
 
 
 def _read_claim(text: str) -> tuple[Clause, ...]:
-    from stories.text import sentences
-
-    return tuple(c for s in sentences(text) or [text] for c in clauses(s))
+    """The clauses of the claim's sentences, up to the ``MAX_CLAIM_CLAUSES`` the judge reads:
+    the rest of a long claim is not read."""
+    found, read_any = [], False
+    for sentence in iter_sentences(text):
+        read_any = True
+        found += clauses(sentence)
+        if len(found) >= MAX_CLAIM_CLAUSES:
+            break
+    if not read_any:
+        found = list(clauses(text))
+    return tuple(found[:MAX_CLAIM_CLAUSES])
 
 
 def _aligned(clause: Clause, claim_clauses) -> list[tuple[float, str, Clause]]:
