@@ -4,6 +4,7 @@ and a diff of their prose for people (pending changes of a live story)."""
 from __future__ import annotations
 
 import difflib
+from collections import deque
 
 from . import desk
 from .models import Revision
@@ -62,11 +63,63 @@ def prose_units(doc: dict) -> list[tuple[str, str]]:
     return units
 
 
-def word_diff(old: str, new: str) -> list[dict]:
-    """``old`` → ``new`` word by word: ``[{"op": "eq"|"del"|"ins", "text": ...}]`` (plain text)."""
+# difflib weighs every pair of tokens that could match: its time grows with the product of
+# the two sides' lengths (a paragraph of 4,000 repeated words took seconds). One comparison of
+# two versions gives it at most this many pairs in all; past them, a text's common beginning
+# and end are matched directly and its middle shows as one replaced block (``_opcodes``).
+MAX_DIFF_WORK = 1_000_000
+
+
+class DiffBudget:
+    """The token pairs difflib may still weigh for one comparison of versions."""
+
+    def __init__(self, work: int = MAX_DIFF_WORK):
+        self.left = work
+
+    def take(self, a: list, b: list) -> bool:
+        cost = len(a) * len(b)
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+
+def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
+    """``SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()`` while ``budget`` allows;
+    past it, the common beginning and end, and between them difflib's opcodes if the budget
+    allows them, else one replaced block."""
+    if a == b:  # what difflib finds, without weighing anything
+        return [("equal", 0, len(a), 0, len(b))] if a else []
+    if budget.take(a, b):
+        return difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    shorter = min(len(a), len(b))
+    start = 0
+    while start < shorter and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    a_end, b_end = len(a) - end, len(b) - end
+    ops = [("equal", 0, start, 0, start)] if start else []
+    middle_a, middle_b = a[start:a_end], b[start:b_end]
+    if middle_a and middle_b and budget.take(middle_a, middle_b):
+        matcher = difflib.SequenceMatcher(a=middle_a, b=middle_b, autojunk=False)
+        ops += [(op, i1 + start, i2 + start, j1 + start, j2 + start) for op, i1, i2, j1, j2 in matcher.get_opcodes()]
+    elif middle_a or middle_b:
+        op = "replace" if middle_a and middle_b else ("delete" if middle_a else "insert")
+        ops.append((op, start, a_end, start, b_end))
+    if end:
+        ops.append(("equal", a_end, len(a), b_end, len(b)))
+    return ops
+
+
+def word_diff(old: str, new: str, budget: DiffBudget | None = None) -> list[dict]:
+    """``old`` → ``new`` word by word: ``[{"op": "eq"|"del"|"ins", "text": ...}]`` (plain text).
+    ``budget``: what difflib may still weigh for this comparison of versions (``MAX_DIFF_WORK``
+    when not given)."""
     a, b = old.split(), new.split()
     out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in _opcodes(a, b, budget or DiffBudget()):
         if op == "equal":
             out.append({"op": "eq", "text": " ".join(a[i1:i2])})
             continue
@@ -80,24 +133,26 @@ def word_diff(old: str, new: str) -> list[dict]:
 def prose_diff(old: dict, new: dict) -> list[dict]:
     """What changed in the prose between two versions of a story, for people: one item per
     changed, added or removed piece of text, ``{"kind": "changed"|"added"|"removed",
-    "where": ..., "old": ..., "new": ..., "words": word_diff}``."""
+    "where": ..., "old": ..., "new": ..., "words": word_diff}``. The texts and their words
+    share one ``DiffBudget``."""
     a, b = prose_units(old), prose_units(new)
-    matcher = difflib.SequenceMatcher(a=[t for _, t in a], b=[t for _, t in b], autojunk=False)
+    budget = DiffBudget()
     out = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in _opcodes([t for _, t in a], [t for _, t in b], budget):
         if op == "equal":
             continue
-        olds, news = list(range(i1, i2)), list(range(j1, j2))
-        # A changed text is one of the same kind (a paragraph for a paragraph...), in order.
+        # A changed text is one of the same kind (a paragraph for a paragraph...), in order:
+        # each old text takes the first new one of its kind not yet taken.
+        waiting: dict[str, deque] = {}
+        for j in range(j1, j2):
+            waiting.setdefault(_kind(b[j][0]), deque()).append(j)
         pairs = []
-        for i in olds:
-            j = next((j for j in news if _kind(b[j][0]) == _kind(a[i][0])), None)
-            if j is not None:
-                news.remove(j)
-                pairs.append((i, j))
-        paired = {i for i, _ in pairs}
-        for i in olds:
-            if i not in paired:
+        for i in range(i1, i2):
+            if queue := waiting.get(_kind(a[i][0])):
+                pairs.append((i, queue.popleft()))
+        paired_old, paired_new = {i for i, _ in pairs}, {j for _, j in pairs}
+        for i in range(i1, i2):
+            if i not in paired_old:
                 where, text = a[i]
                 out.append(
                     {"kind": "removed", "where": where, "old": text, "new": "", "words": [{"op": "del", "text": text}]}
@@ -110,14 +165,15 @@ def prose_diff(old: dict, new: dict) -> list[dict]:
                     "where": where,
                     "old": old_text,
                     "new": new_text,
-                    "words": word_diff(old_text, new_text),
+                    "words": word_diff(old_text, new_text, budget),
                 }
             )
-        for j in news:
-            where, text = b[j]
-            out.append(
-                {"kind": "added", "where": where, "old": "", "new": text, "words": [{"op": "ins", "text": text}]}
-            )
+        for j in range(j1, j2):
+            if j not in paired_new:
+                where, text = b[j]
+                out.append(
+                    {"kind": "added", "where": where, "old": "", "new": text, "words": [{"op": "ins", "text": text}]}
+                )
     return out
 
 

@@ -1,0 +1,110 @@
+"""Comparing versions of a story is bounded: difflib, whose work grows with the product of the
+two sides' lengths, weighs at most a million token pairs for one comparison, however long
+the texts; past that, the common beginning and end still match and the middle shows as one
+replaced block. Ordinary diffs are difflib's own. Work is counted, never timed."""
+
+import difflib
+import random
+
+import pytest
+
+from stories.history import prose_diff, word_diff
+
+WORK = 1_000_000  # token pairs difflib may weigh for one comparison of versions
+
+
+@pytest.fixture
+def weighed(monkeypatch):
+    """The token pairs (len(a) × len(b)) of every sequence given to difflib."""
+    pairs: list[int] = []
+
+    class Counting(difflib.SequenceMatcher):
+        def set_seqs(self, a, b):
+            pairs.append(len(a) * len(b))
+            assert sum(pairs) <= WORK, f"difflib was given {sum(pairs)} token pairs"  # before it weighs them
+            super().set_seqs(a, b)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    return pairs
+
+
+def _sides(ops: list[dict]) -> tuple[str, str]:
+    old = " ".join(o["text"] for o in ops if o["op"] in ("eq", "del"))
+    new = " ".join(o["text"] for o in ops if o["op"] in ("eq", "ins"))
+    return old, new
+
+
+def _difflib_word_diff(old: str, new: str) -> list[dict]:
+    a, b = old.split(), new.split()
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append({"op": "eq", "text": " ".join(a[i1:i2])})
+            continue
+        if i2 > i1:
+            out.append({"op": "del", "text": " ".join(a[i1:i2])})
+        if j2 > j1:
+            out.append({"op": "ins", "text": " ".join(b[j1:j2])})
+    return out
+
+
+@pytest.mark.parametrize("words", [4_000, 100_000])
+def test_a_long_paragraph_of_repeated_words_is_compared_within_the_bound(words, weighed):
+    old = " ".join(["a"] * words)
+    new = "b " + " ".join(["a"] * (words - 1)) + " c"
+    ops = word_diff(old, new)
+    assert sum(weighed) <= WORK
+    assert _sides(ops) == (old, new)
+
+
+def test_an_edit_inside_a_long_paragraph_still_shows_what_stayed(weighed):
+    old = " ".join(["a"] * 50_000 + ["x"] + ["a"] * 50_000)
+    new = " ".join(["a"] * 50_000 + ["y"] + ["a"] * 50_000)
+    ops = word_diff(old, new)
+    assert sum(weighed) <= WORK
+    assert [o["op"] for o in ops] == ["eq", "del", "ins", "eq"]
+    assert (ops[1]["text"], ops[2]["text"]) == ("x", "y")
+
+
+def test_ordinary_paragraphs_are_diffed_as_difflib_diffs_them(weighed):
+    rng = random.Random(7)
+    vocabulary = ["the", "of", "revenue", "rose", "fell", "Acme", "said", "in", "a", "12", "million", "percent"]
+    for _ in range(300):
+        old = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 300)))
+        words = old.split()
+        for _ in range(rng.randint(0, 5)):
+            words.insert(rng.randint(0, len(words)), rng.choice(vocabulary))
+        new = " ".join(words)
+        assert word_diff(old, new) == _difflib_word_diff(old, new)
+        weighed.clear()  # each comparison has its own bound
+    # but a paragraph of 4,000 repeated words is not given to difflib whole
+    word_diff(" ".join(["a"] * 4_000), "b " + " ".join(["a"] * 3_999) + " c")
+    assert sum(weighed) <= WORK
+
+
+def _story(paragraphs: list[str]) -> dict:
+    return {
+        "headline": "H",
+        "dek": "D",
+        "sections": [{"heading": "S", "paragraphs": [{"markdown": p} for p in paragraphs]}],
+    }
+
+
+def test_many_one_letter_paragraphs_are_compared_within_the_bound(weighed):
+    old = _story(["a"] * 20_000)
+    new = _story(["b"] + ["a"] * 19_999 + ["c"])
+    changes = prose_diff(old, new)
+    assert sum(weighed) <= WORK
+    assert len(changes) <= 20_001 + 2
+    assert {c["kind"] for c in changes} <= {"changed", "added", "removed"}
+
+
+def test_every_paragraph_changed_shares_one_bound(weighed):
+    """Fifty long paragraphs, each changed: the comparison as a whole weighs at most the
+    bound, not the bound once a paragraph."""
+    old = _story([" ".join(["a"] * 900)] * 50)
+    new = _story(["b " + " ".join(["a"] * 899)] * 50)
+    changes = prose_diff(old, new)
+    assert sum(weighed) <= WORK
+    assert len(changes) == 50
+    assert all(_sides(c["words"]) == (c["old"], c["new"]) for c in changes)
