@@ -56,7 +56,7 @@ class Reading:
     sentence): its figures, ranges, content words and name key, read once and shared by
     every unit and sentence that meets the same text (``reading``, ``Readings``)."""
 
-    __slots__ = ("_names", "_openings", "_text", "_word_figures", "figures", "key", "ranges", "tokens")
+    __slots__ = ("_named", "_names", "_openings", "_text", "_word_figures", "figures", "key", "ranges", "tokens")
 
     def __init__(self, text: str):
         self._text = text
@@ -64,7 +64,7 @@ class Reading:
         self.ranges = tuple(ranges(text))
         self.tokens = frozenset(content_tokens(text))
         self.key = name_key(text)
-        self._names = self._word_figures = self._openings = None
+        self._names = self._word_figures = self._openings = self._named = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -77,6 +77,16 @@ class Reading:
         if self._word_figures is None:
             self._word_figures = word_figures(self._text)
         return self._word_figures
+
+    def states_name(self, name: str) -> bool:
+        """Whether this text names ``name`` (``name_stated``); each name is looked up once in
+        a long text, however many units' evidence holds it."""
+        if self._named is None:
+            self._named = {}
+        stated = self._named.get(name)
+        if stated is None:
+            stated = self._named[name] = name_stated(name, f" {self.key} ")
+        return stated
 
     @property
     def openings(self) -> tuple:
@@ -159,7 +169,10 @@ class Evidence:
         self.openings = getattr(read, "openings", claim_openings)
         self.digit_figures = {canon for r in readings for _, canon in r.figures}
         self._word_figures: set[str] | None = None  # read when a figure is not among the digits
-        self.haystack = " " + " | ".join(r.key for r in readings) + " "
+        # Names are looked up in the short texts' keys at once, and in each long text's own
+        # (``Reading.states_name``): a long claim is searched once for a name, not once a unit.
+        self._long = [r for r in readings if len(r.key) > CACHED_TEXT]
+        self.haystack = " " + " | ".join(r.key for r in readings if len(r.key) <= CACHED_TEXT) + " "
         self._stated: dict[str, bool] = {}
         self.wording = set().union(*(r.tokens for r in claim_readings))
         self.ranges = {(low, high) for r in claim_readings for _, low, high in r.ranges}
@@ -177,7 +190,8 @@ class Evidence:
         """Whether the cited texts name ``name`` (``name_stated``), each name looked up once."""
         stated = self._stated.get(name)
         if stated is None:
-            stated = self._stated[name] = name_stated(name, self.haystack)
+            stated = name_stated(name, self.haystack) or any(r.states_name(name) for r in self._long)
+            self._stated[name] = stated
         return stated
 
 

@@ -122,3 +122,19 @@ def test_the_judge_reads_each_claim_once_a_run_whatever_order_the_units_cite_it(
         one.judge("Revenue rose.", [LONG])
         one.judge("Revenue rose.", [LONG, SHORT])
     assert reads[LONG] == 1
+
+
+def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, read_key, monkeypatch):
+    """Paragraphs with different cites each name the same company: the long claim is
+    searched for it once in the run."""
+    searched, real = Counter(), claims_support.name_stated
+
+    def name_stated(name, haystack):
+        if len(haystack) > 50_000:
+            searched[name] += 1
+        return real(name, haystack)
+
+    monkeypatch.setattr(claims_support, "name_stated", name_stated)
+    _check(read_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
+    assert searched["Zebra Labs"] == 1
+    assert max(searched.values()) == 1  # the sentence's opening word too
