@@ -110,9 +110,9 @@ def _cached_reading(text: str) -> Reading:
 
 
 class Readings:
-    """The readings of one check run, by text: each claim, source and sentence the run meets
-    is read once, however long it is and however many units cite it (``reading`` keeps only
-    short texts between runs)."""
+    """The readings of one check run, by text: each claim and source the run meets is read
+    once, however long it is and however many units cite it (``reading`` keeps only short
+    texts between runs)."""
 
     def __init__(self):
         self._by_text: dict[str, Reading] = {}
