@@ -48,8 +48,8 @@ def _story(story_doc, texts: list[str], cites: list[list[str]]) -> dict:
     return doc
 
 
-def _check(read_key, doc) -> dict:
-    response = client_for(read_key[1]).post("/api/v1/checks/", doc, format="json")
+def _check(key, doc) -> dict:
+    response = client_for(key[1]).post("/api/v1/checks/", doc, format="json")
     assert response.status_code == 200, response.content[:500]
     return next(c for c in response.json()["criteria"] if c["name"] == "claims_support")
 
@@ -76,27 +76,27 @@ def reads(monkeypatch):
     return counted
 
 
-def test_a_long_claim_cited_by_every_paragraph_is_read_once(long_claim, story_doc, read_key, reads):
-    _check(read_key, _story(story_doc, ["Revenue rose."], [["c1"]]))
+def test_a_long_claim_cited_by_every_paragraph_is_read_once(long_claim, story_doc, writer_key, reads):
+    _check(writer_key, _story(story_doc, ["Revenue rose."], [["c1"]]))
     assert reads["reading"][len(LONG)] == 1
     assert reads["judge"][len(LONG)] <= 1
 
 
-def test_paragraphs_citing_different_sets_of_claims_read_the_long_one_once(long_claim, story_doc, read_key, reads):
+def test_paragraphs_citing_different_sets_of_claims_read_the_long_one_once(long_claim, story_doc, writer_key, reads):
     """Paragraphs alternate between citing the long claim alone and with another: the
     judge, the wording test and the figures read it once in the run, not once a paragraph."""
-    _check(read_key, _story(story_doc, ["Revenue rose 13%."], [["c1"], ["c1", "c2"]]))
+    _check(writer_key, _story(story_doc, ["Revenue rose 13%."], [["c1"], ["c1", "c2"]]))
     assert reads["reading"][len(LONG)] == 1
     assert reads["judge"][len(LONG)] == 1
     assert reads["words"][len(LONG)] == 1  # 13% is not in its digits: its words are read, once
 
 
-def test_a_swapped_opening_reads_the_long_claims_sentences_once(long_claim, story_doc, read_key, monkeypatch):
+def test_a_swapped_opening_reads_the_long_claims_sentences_once(long_claim, story_doc, writer_key, monkeypatch):
     """Each sentence opens with a word no claim states, so each is compared with the claim's
     sentences: the claim's sentence openings are read once in the run."""
     opened, real = Counter(), names._opening
     monkeypatch.setattr(names, "_opening", lambda text: opened.update([text]) or real(text))
-    _check(read_key, _story(story_doc, ["Zebra revenue rose."], [["c1"]]))
+    _check(writer_key, _story(story_doc, ["Zebra revenue rose."], [["c1"]]))
     claim_sentence = "Acme reported revenue of 12 million."
     assert opened[claim_sentence] <= names.MAX_CLAIM_SENTENCES + 1  # once each, not once a paragraph
     assert sum(opened.values()) <= PARAGRAPHS + names.MAX_CLAIM_SENTENCES + 1
@@ -124,7 +124,7 @@ def test_the_judge_reads_each_claim_once_a_run_whatever_order_the_units_cite_it(
     assert reads[LONG] == 1
 
 
-def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, read_key, monkeypatch):
+def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, writer_key, monkeypatch):
     """Paragraphs with different cites each name the same company: the long claim is
     searched for it once in the run."""
     searched, real = Counter(), claims_support.name_stated
@@ -135,6 +135,6 @@ def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, read_ke
         return real(name, haystack)
 
     monkeypatch.setattr(claims_support, "name_stated", name_stated)
-    _check(read_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
+    _check(writer_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
     assert searched["Zebra Labs"] == 1
     assert max(searched.values()) == 1  # the sentence's opening word too
