@@ -1,6 +1,9 @@
 """Fixtures for the partner API: clients sending a read key and a writer key."""
 
+import datetime as dt
+
 import pytest
+import time_machine
 from rest_framework.test import APIClient
 
 from tests.syndication.helpers import client_for
@@ -14,6 +17,18 @@ def no_counts_left_in_memory():
 
     with usage._lock:
         usage._pending.clear()
+
+
+@pytest.fixture
+def noon_utc():
+    """The test runs from noon UTC today, the clock ticking: request counts are kept per
+    UTC day (``syndication.usage``), and a test that reads today's date once, or expects a
+    key's requests in one ``ApiKeyUsage`` row, must not see midnight pass while it runs.
+    Only the wall clock moves: ``time.monotonic`` (the usage counts' once-a-second addition)
+    is left alone."""
+    noon = dt.datetime.now(dt.UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+    with time_machine.travel(noon, tick=True):
+        yield
 
 
 @pytest.fixture

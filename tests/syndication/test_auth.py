@@ -62,6 +62,7 @@ def test_key_is_stored_hashed_only(read_key):
     assert plaintext not in {str(v) for v in ApiKey.objects.values_list("prefix", "hashed_secret", "name").get()}
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_each_request_is_counted_per_day_and_last_use_recorded(api, read_key):
     key, _ = read_key
     for _ in range(3):
@@ -106,6 +107,7 @@ def test_read_key_may_not_post_writes(api):
     assert_error(api.post("/api/v1/manifests/", {}, format="json"), 403, "permission_denied")
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_throttle_per_key_gives_429_with_retry_after(settings, read_key, writer_key):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"partner": "3/min"}}
     api = client_for(read_key[1])
@@ -135,6 +137,7 @@ def test_create_api_key_command_prints_the_key_alone(db):
     assert ApiKey.objects.filter(partner__slug="acme-wire").count() == 2
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_key_bookkeeping_does_not_pin_a_partner_to_the_primary(read_key):
     """With read replicas, a write during a request pins the client to the primary
     (newsroom.infra.db_router); counting a partner's GET must not count as its write."""

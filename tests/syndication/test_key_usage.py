@@ -15,7 +15,8 @@ from syndication.admin import revoke_keys
 from syndication.models import ApiKey, ApiKeyUsage
 from tests.syndication.helpers import client_for
 
-pytestmark = pytest.mark.django_db
+# Counts are kept per UTC day: every test here runs from noon (conftest.noon_utc).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("noon_utc")]
 
 URL = "/api/v1/newsrooms/"
 

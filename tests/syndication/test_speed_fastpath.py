@@ -72,6 +72,7 @@ def test_no_key_and_a_staff_session_take_the_full_path(demo, api, admin_client):
     assert admin_client.get(DETAIL).status_code == 200
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_the_throttle_still_throttles_on_the_warm_path(settings, read_key, demo):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"partner": "4/min"}}
     api = client_for(read_key[1])
@@ -81,6 +82,7 @@ def test_the_throttle_still_throttles_on_the_warm_path(settings, read_key, demo)
     assert ApiKeyUsage.objects.get(key=read_key[0]).count == 6  # refused requests are counted too
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_usage_is_counted_on_the_warm_path(api, read_key, demo):
     for _ in range(5):
         assert api.get(DETAIL).status_code == 200
@@ -130,6 +132,7 @@ def test_the_cache_unreachable_falls_back_to_the_full_path(api, read_key, demo, 
     assert fastpath.answer(request) is None
 
 
+@pytest.mark.usefixtures("noon_utc")  # one day's count
 def test_a_warm_answer_writes_the_cache_once_and_still_counts_the_request(api, read_key, demo, monkeypatch):
     import time
 
