@@ -151,16 +151,24 @@ def test_a_huge_sentence_is_read_up_to_a_bound():
     "unit", ["not ", "nine ", ", not x ", "from a to ", "rather than ", "more than ", "x" * 50 + " "]
 )
 def test_meaning_reading_grows_linearly(unit):
+    """Reading ten times the text is at most about ten times the work: this thread's CPU time
+    (``time.thread_time``: no other process or thread counts), the best of up to five runs,
+    under 40 times (a quadratic reading is 100 times)."""
+
     def cost(n):
         text = unit * (n // len(unit))
-        start = time.perf_counter()
+        start = time.thread_time()
         _clauses(text)
         _word_figures(text)
         DeterministicJudge().judge(text[:5000], [text[:5000]] * 3)
-        return time.perf_counter() - start
+        return time.thread_time() - start
 
-    small, large = min(cost(4_000) for _ in range(2)), min(cost(40_000) for _ in range(2))
-    assert large < 40 * small + 0.05
+    small = large = float("inf")
+    for _ in range(5):
+        small, large = min(small, cost(4_000)), min(large, cost(40_000))
+        if large < 40 * small + 0.05:
+            break
+    assert large < 40 * small + 0.05, f"{large:.3f}s for 40,000 characters, {small:.4f}s for 4,000"
 
 
 def _cleared_readings():
