@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 
 from stories import minhash
-from stories.text import plain, visible, words
+from stories.readable import plain, visible
+from stories.text import words
 
 MEMO_SIZE = 2048  # signatures kept by text digest: more than a bulk import's batch of stories
 _memo: dict[bytes, str] = {}

@@ -30,6 +30,7 @@ from django.utils.html import format_html
 
 from stories import actions, presence
 from stories.actions.drafts import is_live, pending_draft_of
+from stories.admin.changes import changes, discard_changes, publish_changes, start_changes
 from stories.admin.desk import history as desk_history
 from stories.admin.desk import views as desk_views
 from stories.admin.forms import StoryAdminForm
@@ -44,18 +45,14 @@ from stories.admin.parts import (  # noqa: F401  (CiteAdmin, SectionAdmin: impor
 )
 from stories.admin.review import review_queue, send_back_view, submit_review, with_latest_check
 from stories.admin.views import (
-    changes,
     claim_citations,
     correct,
     desk_context,
-    discard_changes,
     latest_check,
     publish,
-    publish_changes,
     revisions,
     run_checks,
     schedule,
-    start_changes,
     unpublish,
     unschedule,
 )

@@ -97,7 +97,7 @@ class CheckContext:
         """Key facts first, then paragraphs: desk/1's citing order. Each is the text its readers
         read: a paragraph's Markdown as rendered (``plain``), a key fact, which is shown as plain
         text, without the characters that draw nothing (``visible``)."""
-        from stories.text import plain, visible
+        from stories.readable import plain, visible
 
         out = [
             Unit(f"key_facts[{i}]", visible(fact["text"]), fact["cites"])

@@ -34,7 +34,8 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences, visible
+from stories.readable import visible
+from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures

@@ -23,13 +23,14 @@ from hypothesis import strategies as st
 
 from newsroom.infra.jsondoc import MAX_TEXT
 from stories import desk
+from stories import readable as R
 from stories import text as T
 from stories.checks import run_checks
 from tests.syndication.helpers import client_for
 
 FUNCTIONS = {
-    "plain": T.plain,
-    "unlink": T.unlink,
+    "plain": R.plain,
+    "unlink": R.unlink,
     "sentences": T.sentences,
     "words": T.words,
     "content_tokens": T.content_tokens,
@@ -112,7 +113,7 @@ OLD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="[]()!a \n", max_size=40))
 def test_unlink_does_what_the_link_regex_did(markdown):
-    assert T.unlink(markdown) == OLD_LINK.sub(r"\1", markdown)
+    assert R.unlink(markdown) == OLD_LINK.sub(r"\1", markdown)
 
 
 OLD_FIGURE = re.compile(

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from stories.text import content_tokens, figures, name_key, name_stated, names, plain, ranges, sentences
+from stories.readable import plain
+from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
 
 
 @pytest.mark.parametrize(

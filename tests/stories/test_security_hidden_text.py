@@ -14,7 +14,8 @@ import pytest
 from newsroom.models import Newsroom
 from stories.checks import run_checks
 from stories.markup import to_text
-from stories.text import plain, visible, words
+from stories.readable import plain, visible
+from stories.text import words
 from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db

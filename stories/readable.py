@@ -1,0 +1,161 @@
+"""The words a reader reads in a story's Markdown: what the publish checks and the story
+fingerprints read, so that no markup or invisible character can show readers a word the
+checks do not see.
+
+Pure functions of strings; each step reads the text once (the text is untrusted, and the
+Markdown renderer itself is too slow for a hostile paragraph).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+
+
+def unlink(markdown: str) -> str:
+    r"""Each link or image, ``[text](target)`` or ``![text](target)``, replaced by its text.
+
+    What ``re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)`` does, in one pass: that
+    regex retries from every ``[`` and rescans the rest of the text each time, so a paragraph
+    of ``[`` took quadratic time. Here the text is read once: when no ``]`` (or ``)``) follows,
+    no later link can end either, and every ``[`` before a ``]`` that is not followed by ``(``
+    fails on that same ``]``.
+    """
+    find = markdown.find
+    out, copied, pos = [], 0, 0
+    while (opening := find("[", pos)) >= 0:
+        closing = find("]", opening + 1)
+        if closing < 0:
+            break
+        if markdown.startswith("(", closing + 1):
+            end = find(")", closing + 2)
+            if end < 0:
+                break
+            start = opening - 1 if opening > copied and markdown[opening - 1] == "!" else opening
+            out += (markdown[copied:start], markdown[opening + 1 : closing])
+            copied = pos = end + 1
+        else:
+            pos = closing + 1
+    if not out:
+        return markdown
+    out.append(markdown[copied:])
+    return "".join(out)
+
+
+# The characters that can make a paragraph's rendered words differ from its source: emphasis,
+# code, strikethrough, links, headings, quotes, backslash escapes and character references
+# ("n&zwj;ot"). An ASCII paragraph with none of them reads as it is written. Looked for one by
+# one with ``in``: ten such scans take a tenth of the time of one search of a class.
+_MARKUP = "*_`~#>[]&\\"
+_MARKS = "*_`~#>[]"
+
+# A character reference as CommonMark reads one (the semicolon is required: "&not reached"
+# is shown as written), or a backslash-escaped punctuation mark, which is shown as that mark
+# and so keeps a following "&" from starting a reference. Bounded repetitions: linear.
+_REFERENCE = re.compile(r"\\[!-/:-@\[-`{-~]|&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));")
+
+# A run of Markdown marks. Between two letters or digits, "_", "#" and ">" are never markup
+# (CommonMark does not open or close "_" emphasis inside a word), so readers see them, and
+# the word is two; "*", "~~", "`" and brackets (a link by reference) may be markup that
+# readers do not see ("n*o*t" is "not") or characters that they do ("not*reached"). Each is
+# one character class between one-character lookarounds: linear, and replaced in C.
+_MARK_RUN = re.compile(r"[*_`~#>\[\]]+")
+# Each starts with the letter before the run (kept by the replacement): a pattern that starts
+# with a class is searched for that class, where a lookbehind would be tried at every place.
+_INSIDE = r"([^\W_]){}(?=[^\W_])"
+_LITERAL_INSIDE = re.compile(_INSIDE.format(r"[_#>]+"))
+_LITERAL_INSIDE_NO_LINKS = re.compile(_INSIDE.format(r"[_#>\[\]]+"))  # no link definitions: brackets are seen
+_AMBIGUOUS_INSIDE = re.compile(_INSIDE.format(r"[*_`~#>\[\]]+"))
+
+
+def _reference(m: re.Match) -> str:
+    decimal, hexadecimal, name = m.groups()
+    if name is not None:
+        from markdown_it.common.entities import entities
+
+        return entities.get(name, m.group())
+    if decimal is None and hexadecimal is None:
+        return m.group()  # an escaped mark: the backslash keeps the words apart, as the mark does
+    from markdown_it.common.utils import isValidEntityCode
+
+    code = int(decimal, 10) if decimal is not None else int(hexadecimal, 16)
+    return chr(code) if isValidEntityCode(code) else "\ufffd"
+
+
+def _both_readings(word: str) -> str:
+    """A whitespace-free word with a run of marks inside it that may be markup or characters,
+    read both ways, glued and split ("n*o*t" reads "not n o t", "not*reached" "notreached not
+    reached"), so that neither reading can hide a word from the checks."""
+    return word + " " + _AMBIGUOUS_INSIDE.sub(r"\1 ", word)
+
+
+@lru_cache(maxsize=2)
+def _invisible(astral: bool) -> re.Pattern:
+    """Every character a reader does not see as one: format characters (category Cf:
+    zero-width space and joiners, soft hyphen, word joiner, byte order mark, bidirectional
+    controls) and combining marks (Mn, Me), which are drawn on the letter before them. One
+    character class of ranges, built once from the Unicode database, found and removed in a
+    single scan; those of the Basic Multilingual Plane apart (``astral`` False), because a
+    class of ranges above it is read range by range."""
+    low, high = (0x10000, sys.maxunicode) if astral else (0, 0xFFFF)
+    ranges, start = [], None
+    for code in range(low, high + 2):
+        hidden = code <= high and unicodedata.category(chr(code)) in ("Cf", "Mn", "Me")
+        if hidden and start is None:
+            start = code
+        elif not hidden and start is not None:
+            ranges.append(f"\\U{start:08x}-\\U{code - 1:08x}")
+            start = None
+    return re.compile("[" + "".join(ranges) + "]+")
+
+
+def visible(text: str) -> str:
+    """Plain text as readers see it: without the characters that draw nothing between two
+    letters ("n\u200dot" is "not")."""
+    if text.isascii():
+        return text
+    hidden = _invisible(False)
+    if hidden.search(text) is not None:
+        text = hidden.sub("", text)
+    if len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text):  # a character past U+FFFF
+        text = _invisible(True).sub("", text)
+    return text
+
+
+def plain(markdown: str) -> str:
+    """Markdown to the words a reader sees, each run of whitespace one space (``str.split``'s
+    whitespace is the regex ``\\s``'s, in half the time).
+
+    Links and images keep their text (``unlink``); character references are decoded as the
+    renderer decodes them ("n&zwj;ot" is "n\u200dot"); characters that draw nothing go
+    (``visible``: "n\u200dot" is "not"); and Markdown marks go, or keep two words apart where
+    readers see them, and a run inside a word that may be either is read both ways
+    (``_both_readings``). Each step reads the text once: the text is
+    untrusted, and the renderer itself is too slow for a hostile paragraph."""
+    if markdown.isascii() and not any(c in markdown for c in _MARKUP):
+        return " ".join(markdown.split())
+    text = unlink(markdown)
+    if "&" in text:
+        text = _REFERENCE.sub(_reference, text)
+    text = visible(text)
+    if not any(c in text for c in _MARKS):
+        return " ".join(text.split())
+    references = "]:" in text  # a link reference definition makes "n[o]t" a link, read "not"
+    if any(c in text for c in "_#>[]"):
+        text = (_LITERAL_INSIDE if references else _LITERAL_INSIDE_NO_LINKS).sub(r"\1 ", text)
+    if _AMBIGUOUS_INSIDE.search(text) is not None:
+        text = " ".join(text.split())  # words are then separated by single spaces
+        out, copied = [], 0
+        for run in _AMBIGUOUS_INSIDE.finditer(text):  # each word with such a run, once
+            if run.start() < copied:
+                continue
+            start = text.rfind(" ", 0, run.start() + 1) + 1
+            end = text.find(" ", run.end())
+            end = len(text) if end < 0 else end
+            out += (text[copied:start], _both_readings(text[start:end]))
+            copied = end
+        out.append(text[copied:])
+        text = "".join(out)
+    return " ".join(_MARK_RUN.sub("", text).split())
