@@ -119,7 +119,7 @@ def visible(text: str) -> str:
     hidden = _invisible(False)
     if hidden.search(text) is not None:
         text = hidden.sub("", text)
-    if len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text):  # a character past U+FFFF
+    if text and max(text) > "\uffff":  # a character past U+FFFF
         text = _invisible(True).sub("", text)
     return text
 

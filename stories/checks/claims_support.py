@@ -117,6 +117,14 @@ class Readings:
 
     def __init__(self):
         self._by_text: dict[str, Reading] = {}
+        self._shown: dict[str, str] = {}
+
+    def shown(self, text: str) -> str:
+        """``text`` as readers see it (``visible``), made once a run."""
+        out = self._shown.get(text)
+        if out is None:
+            out = self._shown[text] = visible(text)
+        return out
 
     def __call__(self, text: str) -> Reading:
         read = self._by_text.get(text)
@@ -128,9 +136,9 @@ class Readings:
         return self(text).openings
 
 
-def cited(ctx, unit) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+def cited(ctx, unit, shown=visible) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(claim texts, ids of stub claims, cited manifests' titles and source names) of a
-    unit's cites, in order."""
+    unit's cites, in order, each text as readers see it (``shown``)."""
     texts, stubs = [], []
     for cite in unit.cites:
         for cid in cite["claim_ids"]:
@@ -138,13 +146,13 @@ def cited(ctx, unit) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
             if claim is None:
                 continue  # claims_belong reports it
             if claim.has_text:  # read as the story's own text is: as readers see it
-                texts.append(visible(claim.text))
+                texts.append(shown(claim.text))
             else:
                 stubs.append(cid)
     manifests = [
         ctx.manifests[mid] for mid in dict.fromkeys(c["manifest_id"] for c in unit.cites) if mid in ctx.manifests
     ]
-    sources = [visible(part) for m in manifests for part in (m.title, m.publisher.name)]
+    sources = [shown(part) for m in manifests for part in (m.title, m.publisher.name)]
     return tuple(texts), tuple(stubs), tuple(sources)
 
 
@@ -206,10 +214,10 @@ class ClaimsSupport(Criterion):
         for unit in ctx.units:
             if not any(cite["claim_ids"] for cite in unit.cites):
                 continue  # paragraphs_cited reports it
-            key = cited(ctx, unit)
+            key = tuple((cite["manifest_id"], tuple(cite["claim_ids"])) for cite in unit.cites)
             evidence = evidence_by_cites.get(key)
             if evidence is None:
-                evidence = evidence_by_cites[key] = Evidence.of(*key, read)
+                evidence = evidence_by_cites[key] = Evidence.of(*cited(ctx, unit, read.shown), read)
             unit_findings, score = self.check_unit(unit, evidence, judge)
             findings += unit_findings
             scores.append(score)

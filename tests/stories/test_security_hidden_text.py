@@ -185,3 +185,8 @@ def test_plain_is_linear_in_hostile_text(unit):
 
     small, large = min(took(10_000) for _ in range(3)), min(took(100_000) for _ in range(3))
     assert large < 40 * small + 0.1, (large, small)
+
+
+def test_a_text_of_nothing_but_invisible_characters_reads_as_empty():
+    assert visible("\u200d\u00ad\ufeff") == ""
+    assert plain("\u200d \U000e0001") == ""

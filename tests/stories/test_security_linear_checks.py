@@ -138,3 +138,17 @@ def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, writer_
     _check(writer_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
     assert searched["Zebra Labs"] == 1
     assert max(searched.values()) == 1  # the sentence's opening word too
+
+
+def test_a_long_claim_with_invisible_characters_is_cleaned_once_a_run(
+    manifests_loaded, writer_key, story_doc, monkeypatch
+):
+    """A claim whose text has characters readers do not see is read as readers see it: that
+    cleaning, too, is done once a run, not once for each paragraph citing it."""
+    hidden = ("Acme re\u200dported revenue of 12 million. " * 3000)[:100_000]
+    _manifest(client_for(writer_key[1]), {"c1": hidden, "c2": SHORT})
+    cleaned, real = Counter(), claims_support.visible
+    monkeypatch.setattr(claims_support, "visible", lambda text: cleaned.update([len(text)]) or real(text))
+    support = _check(writer_key, _story(story_doc, ["Revenue rose."], [["c1"], ["c1", "c2"]]))
+    assert cleaned[len(hidden)] == 1
+    assert support["score"] > 0  # the cleaned claim still backs the paragraphs
