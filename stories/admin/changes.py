@@ -16,11 +16,10 @@ from stories.actions.verbs import ReviewedVersionChanged
 from stories.admin.desk.checking import checks_in_words
 from stories.admin.forms import PublishChangesForm, ReasonForm
 from stories.admin.views import (
-    UNREVIEWED,
     UnknownReview,
     _back,
-    _changed_since_review,
     _page,
+    _review_refused,
     _reviewed_version,
     _shown,
     _story_or_404,
@@ -103,10 +102,8 @@ def publish_changes(model_admin, request, object_id):
     form = PublishChangesForm(request.POST if request.method == "POST" else None, ask_note=ask_note)
     if request.method == "POST" and form.is_valid():
         reason = form.cleaned_data["override_reason"] if can_override else ""
-        reviewed = _reviewed_version(request, draft, form)
         try:
-            if reason and reviewed is None:
-                raise UnknownReview
+            reviewed = _reviewed_version(request, draft, form, reason)
             drafts.publish_changes(
                 draft=draft,
                 user=request.user,
@@ -114,10 +111,8 @@ def publish_changes(model_admin, request, object_id):
                 correction=form.correction(),
                 reviewed_version=reviewed,
             )
-        except UnknownReview:
-            form.add_error(None, UNREVIEWED)
-        except ReviewedVersionChanged as exc:
-            form.add_error(None, _changed_since_review(exc))
+        except (UnknownReview, ReviewedVersionChanged) as exc:
+            form.add_error(None, _review_refused(exc))
         except actions.ChecksFailed as exc:
             form.add_error(
                 None,

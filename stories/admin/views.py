@@ -141,12 +141,16 @@ def _reviewed_key(story: Story) -> str:
     return f"stories.reviewed_version.{story.pk}"
 
 
-def _reviewed_version(request, story: Story, form) -> int | None:
+def _reviewed_version(request, story: Story, form, reason: str) -> int | None:
     """The version of ``story`` the editor reviewed: the one the page they submitted showed
     (its hidden field), else the one last shown to them in this session (a page without the
-    field, rendered before it existed); None when neither is known."""
+    field, rendered before it existed). ``UnknownReview`` when neither is known and the
+    editor overrides the checks (``reason``); None when neither is known without one."""
     version = form.cleaned_data.get("reviewed_version")
-    return version if version is not None else request.session.get(_reviewed_key(story))
+    version = version if version is not None else request.session.get(_reviewed_key(story))
+    if reason and version is None:
+        raise UnknownReview
+    return version
 
 
 def _shown(request, story: Story) -> None:
@@ -164,7 +168,11 @@ UNREVIEWED = (
 )
 
 
-def _changed_since_review(exc: ReviewedVersionChanged) -> str:
+def _review_refused(exc: UnknownReview | ReviewedVersionChanged) -> str:
+    """Why an override was refused: the page named no reviewed version, or the story has
+    been saved since the one it named."""
+    if isinstance(exc, UnknownReview):
+        return UNREVIEWED
     return f"Not published: {exc}. The checks as it is now are below: review them and submit again."
 
 
@@ -178,15 +186,11 @@ def publish(model_admin, request, object_id):
     form = PublishForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         reason = form.cleaned_data["override_reason"] if can_override else ""
-        reviewed = _reviewed_version(request, story, form)
         try:
-            if reason and reviewed is None:
-                raise UnknownReview
+            reviewed = _reviewed_version(request, story, form, reason)
             actions.publish_story(story=story, user=request.user, override_reason=reason, reviewed_version=reviewed)
-        except UnknownReview:
-            form.add_error(None, UNREVIEWED)
-        except ReviewedVersionChanged as exc:
-            form.add_error(None, _changed_since_review(exc))
+        except (UnknownReview, ReviewedVersionChanged) as exc:
+            form.add_error(None, _review_refused(exc))
         except actions.ChecksFailed as exc:
             form.add_error(
                 None,
