@@ -378,5 +378,27 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         )
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or ""), parts.port or {"http": 80, "https": 443}.get(scheme)
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed within the provider's own origin (scheme, host and port) only:
+    a reply that points elsewhere (another host, a local address, HTTPS to HTTP) is not a
+    manifest the configured provider serves, and following it would make the newsroom's
+    server fetch whatever the redirect names."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(req.full_url):
+            fp.close()
+            scheme, host, port = _origin(newurl)
+            raise ProviderError(
+                FAILED, f"the provider redirected to another origin ({scheme}://{host}:{port}), which is not followed"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 def _opener(read_timeout: float) -> urllib.request.OpenerDirector:
-    return urllib.request.build_opener(_HTTPHandler(read_timeout), _HTTPSHandler(read_timeout))
+    return urllib.request.build_opener(_HTTPHandler(read_timeout), _HTTPSHandler(read_timeout), _SameOriginRedirects)

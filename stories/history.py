@@ -12,23 +12,34 @@ from .models import Revision
 
 def diff_lines(old: dict | None, new: dict | None, *, old_label: str, new_label: str) -> list[dict]:
     """The unified diff of two desk/1 documents as ``[{"kind": "add"|"del"|"hunk"|"ctx", "text": ...}]``
-    (plain text: templates escape it)."""
+    (plain text: templates escape it), two lines of context around each change, as
+    ``difflib.unified_diff`` writes it; within ``MAX_DIFF_WORK`` pairs of lines weighed
+    (``_opcodes``), so a long story's versions cost bounded time."""
     a = desk.dumps(old).splitlines() if old is not None else []
     b = desk.dumps(new).splitlines() if new is not None else []
-    out = []
-    for line in difflib.unified_diff(a, b, fromfile=old_label, tofile=new_label, lineterm="", n=2):
-        if line.startswith(("---", "+++")):
-            kind = "file"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "ctx"
-        out.append({"kind": kind, "text": line})
+    groups = list(_BoundedMatcher(a, b, DiffBudget()).get_grouped_opcodes(2)) if a != b else []
+    if not groups:
+        return []
+    out = [{"kind": "file", "text": f"--- {old_label}"}, {"kind": "file", "text": f"+++ {new_label}"}]
+    for group in groups:
+        first, last = group[0], group[-1]
+        old_range, new_range = _unified_range(first[1], last[2]), _unified_range(first[3], last[4])
+        out.append({"kind": "hunk", "text": f"@@ -{old_range} +{new_range} @@"})
+        for op, i1, i2, j1, j2 in group:
+            if op == "equal":
+                out += [{"kind": "ctx", "text": " " + line} for line in a[i1:i2]]
+                continue
+            out += [{"kind": "del", "text": "-" + line} for line in a[i1:i2]]
+            out += [{"kind": "add", "text": "+" + line} for line in b[j1:j2]]
     return out
+
+
+def _unified_range(start: int, stop: int) -> str:
+    """A hunk's range as ``unified_diff`` writes it (lines counted from 1; an empty range
+    names the line before it)."""
+    length = stop - start
+    beginning = start + 1 if length else start
+    return str(beginning) if length == 1 else f"{beginning},{length}"
 
 
 def compare_versions(story_id: str, old_version: int, new_version: int) -> tuple[list[dict], dict[int, Revision]]:
@@ -111,6 +122,19 @@ def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
     if end:
         ops.append(("equal", a_end, len(a), b_end, len(b)))
     return ops
+
+
+class _BoundedMatcher(difflib.SequenceMatcher):
+    """A matcher whose opcodes are ``_opcodes``' within ``budget``: difflib groups them into
+    hunks as it groups its own."""
+
+    def __init__(self, a: list, b: list, budget: DiffBudget):  # difflib's would index b, which is not used here
+        self.a, self.b, self.opcodes, self._budget = a, b, None, budget
+
+    def get_opcodes(self) -> list[tuple]:
+        if self.opcodes is None:
+            self.opcodes = _opcodes(self.a, self.b, self._budget)
+        return self.opcodes
 
 
 def word_diff(old: str, new: str, budget: DiffBudget | None = None) -> list[dict]:

@@ -111,9 +111,62 @@ def _invisible(astral: bool) -> re.Pattern:
     return re.compile("[" + "".join(ranges) + "]+")
 
 
+# Letters drawn as ASCII ones in another width or style: fullwidth forms ("ｎｏｔ") and the
+# mathematical alphanumerics ("𝐧𝐨𝐭"), read as the letters, digits and marks they are drawn as.
+_STYLED = re.compile("[\uff01-\uff5e\U0001d400-\U0001d7ff]+")
+_WORD = re.compile(r"\w+")
+
+
+def _styled(m: re.Match) -> str:
+    return unicodedata.normalize("NFKC", m.group())
+
+
+@lru_cache(maxsize=1)
+def _lookalikes() -> tuple[dict[int, str], re.Pattern]:
+    """Each letter other than ASCII's that Unicode's confusables data (UTS #39, as
+    ``confusable_homoglyphs`` ships it) draws as one ASCII letter: Cyrillic "о" as "o",
+    Greek "Α" as "A", Latin "ı" as "i"; and one character class of them all."""
+    from confusable_homoglyphs.utils import load
+
+    table = {}
+    for char, glyphs in load("confusables.json").items():
+        if len(char) == 1 and not char.isascii() and char.isalpha():
+            for glyph in glyphs:
+                if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalpha():
+                    table[ord(char)] = glyph["c"]
+                    break
+    return table, re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(table)) + "]")
+
+
+def _latin(word: str) -> bool:
+    return all(c.isascii() or not c.isalpha() or unicodedata.name(c, "").startswith("LATIN") for c in word)
+
+
+def as_drawn(text: str) -> str:
+    """Words whose every letter is drawn as a Latin one, read as the Latin word readers see:
+    "nоt" with a Cyrillic "о" is "not", "ｎｏｔ" and "𝐧𝐨𝐭" too. A word with a letter of its own
+    script that looks like no Latin one ("привет") is left as written, so text in other
+    scripts reads as it did. Each word is read once."""
+    if _STYLED.search(text) is not None:
+        text = _STYLED.sub(_styled, text)
+    table, lookalike = _lookalikes()
+    if lookalike.search(text) is None:
+        return text
+
+    def fold(m: re.Match) -> str:
+        word = m.group()
+        if lookalike.search(word) is None:
+            return word
+        folded = word.translate(table)
+        return folded if _latin(folded) else word
+
+    return _WORD.sub(fold, text)
+
+
 def visible(text: str) -> str:
     """Plain text as readers see it: without the characters that draw nothing between two
-    letters ("n\u200dot" is "not")."""
+    letters ("n\u200dot" is "not"), and with letters drawn as Latin ones read as those
+    (``as_drawn``: "nоt" with a Cyrillic "о" is "not")."""
     if text.isascii():
         return text
     hidden = _invisible(False)
@@ -121,7 +174,7 @@ def visible(text: str) -> str:
         text = hidden.sub("", text)
     if text and max(text) > "\uffff":  # a character past U+FFFF
         text = _invisible(True).sub("", text)
-    return text
+    return as_drawn(text)
 
 
 def plain(markdown: str) -> str:

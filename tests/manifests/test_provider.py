@@ -355,6 +355,43 @@ def test_the_key_is_not_sent_to_a_redirect_target(fake_provider, entry):
     assert "Authorization" not in redirected.headers
 
 
+@pytest.mark.parametrize("other", ["another name", "another port"])
+def test_a_redirect_to_another_origin_is_not_followed(fake_provider, entry, other):
+    """A redirect to the provider's own server under another name ("localhost"), or to
+    another port of its host, is refused before any request is made, and nothing is stored."""
+    moved = "moved-" + entry["manifest_id"]
+    port = int(fake_provider.base.rsplit(":", 1)[1])
+    origin = f"http://localhost:{port}" if other == "another name" else f"http://127.0.0.1:{port + 1}"
+    target = f"{origin}/manifests/by-id/{moved}"
+    fake_provider.serve(entry["manifest_id"], Reply(status=302, headers={"Location": target}))
+    fake_provider.serve(moved, Reply.json(entry))
+    before = db_state()
+    summary = provider.fetch_manifests([entry["manifest_id"]])
+    [result] = summary.results
+    assert result.outcome == provider.FAILED
+    assert "redirected to another origin" in result.message
+    assert fake_provider.requests_for(moved) == []
+    assert db_state() == before
+
+
+def test_a_redirect_from_https_to_http_is_refused():
+    handler = provider._SameOriginRedirects()
+    request = provider.urllib.request.Request("https://provider.example/m/1")
+
+    class Body:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    body = Body()
+    with pytest.raises(provider.ProviderError, match="another origin"):
+        handler.redirect_request(request, body, 302, "Found", {}, "http://provider.example/m/1")
+    assert body.closed
+    # the same origin, with its default port written out, is followed
+    assert handler.redirect_request(request, Body(), 302, "Found", {}, "https://provider.example:443/m/2") is not None
+
+
 # --- Progress and helpers ----------------------------------------------------------------------
 
 

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from stories.history import prose_diff, word_diff
+from stories import desk
+from stories.history import diff_lines, prose_diff, word_diff
 
 WORK = 1_000_000  # token pairs difflib may weigh for one comparison of versions
 
@@ -108,3 +109,71 @@ def test_every_paragraph_changed_shares_one_bound(weighed):
     assert sum(weighed) <= WORK
     assert len(changes) == 50
     assert all(_sides(c["words"]) == (c["old"], c["new"]) for c in changes)
+
+
+def _applied(lines: list[dict], old: list[str], new: list[str]) -> None:
+    """Each hunk of the diff, read back: its context and removed lines are ``old``'s at its
+    range, its context and added lines ``new``'s; and the lines between hunks are the same
+    on both sides."""
+    hunks = []
+    for line in lines:
+        if line["kind"] == "hunk":
+            hunks.append([line["text"], []])
+        elif line["kind"] != "file":
+            hunks[-1][1].append(line)
+    old_at = new_at = 0
+    for header, body in hunks:
+        old_range, new_range = header.split()[1:3]
+
+        def start(r: str) -> tuple[int, int]:
+            first, _, length = r[1:].partition(",")
+            n = int(length) if length else 1
+            return (int(first) - 1 if n else int(first)), n
+
+        (o, on), (n, nn) = start(old_range), start(new_range)
+        assert old[old_at:o] == new[new_at:n]  # unchanged between hunks
+        assert [x["text"][1:] for x in body if x["kind"] in ("ctx", "del")] == old[o : o + on]
+        assert [x["text"][1:] for x in body if x["kind"] in ("ctx", "add")] == new[n : n + nn]
+        old_at, new_at = o + on, n + nn
+    assert old[old_at:] == new[new_at:]
+
+
+def test_revisions_of_ordinary_stories_are_diffed_as_unified_diff_diffs_them(weighed):
+    """Documents under difflib's 200 lines (where it junks no line) give ``unified_diff``'s
+    own lines, two of context."""
+    rng = random.Random(11)
+    vocabulary = ["Revenue rose.", "Revenue fell.", "Acme said so.", "It was 12%.", "The end."]
+    for _ in range(200):
+        old = _story([rng.choice(vocabulary) for _ in range(rng.randint(0, 25))])
+        paragraphs = [p["markdown"] for p in old["sections"][0]["paragraphs"]]
+        for _ in range(rng.randint(0, 4)):
+            paragraphs.insert(rng.randint(0, len(paragraphs)), rng.choice(vocabulary))
+        if paragraphs and rng.random() < 0.5:
+            del paragraphs[rng.randrange(len(paragraphs))]
+        new = _story(paragraphs)
+        a, b = desk.dumps(old).splitlines(), desk.dumps(new).splitlines()
+        assert len(a) < 200 and len(b) < 200
+        expected = list(difflib.unified_diff(a, b, fromfile="version 1", tofile="version 2", lineterm="", n=2))
+        got = diff_lines(old, new, old_label="version 1", new_label="version 2")
+        assert [x["text"] for x in got] == expected
+        weighed.clear()
+
+
+def test_two_long_revisions_are_compared_within_the_bound(weighed):
+    """Twenty thousand paragraphs a version, of twenty words that repeat: the JSON diff
+    weighs at most the bound and is still a diff that reads back to both versions."""
+    words = [f"w{i}" for i in range(20)]
+    rng = random.Random(3)
+    old = _story([rng.choice(words) for _ in range(20_000)])
+    new = _story([rng.choice(words) for _ in range(20_000)])
+    lines = diff_lines(old, new, old_label="version 1", new_label="version 2")
+    assert sum(weighed) <= WORK
+    _applied(lines, desk.dumps(old).splitlines(), desk.dumps(new).splitlines())
+    # an edit in the middle of a long story shows as that edit, with its context
+    middle = _story([p["markdown"] for p in old["sections"][0]["paragraphs"]])
+    middle["sections"][0]["paragraphs"][10_000]["markdown"] = "changed"
+    weighed.clear()
+    lines = diff_lines(old, middle, old_label="version 1", new_label="version 2")
+    assert sum(weighed) <= WORK
+    assert [x["text"] for x in lines if x["kind"] == "add"] == ['+          "markdown": "changed"']
+    _applied(lines, desk.dumps(old).splitlines(), desk.dumps(middle).splitlines())

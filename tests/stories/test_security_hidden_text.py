@@ -15,7 +15,7 @@ from newsroom.models import Newsroom
 from stories.checks import run_checks
 from stories.markup import to_text
 from stories.readable import plain, visible
-from stories.text import words
+from stories.text import figures, names, words
 from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +47,10 @@ HIDDEN = {
     "an unmatched asterisk between two words": "did not*reach",
     "an underscore between two words": "did not_reach",
     "a heading mark between two words": "did not#reach",
+    "a Cyrillic letter drawn as a Latin one": "did n\u043et reach",
+    "a Greek letter drawn as a Latin one": "did n\u03bft reach",
+    "fullwidth letters": "did \uff4e\uff4f\uff54 reach",
+    "mathematical bold letters": "did \U0001d427\U0001d428\U0001d42d reach",
 }
 
 
@@ -112,8 +116,8 @@ def test_readers_read_the_negation_the_checks_read(written):
 
 @pytest.mark.parametrize(
     "written",
-    ["did n\u200dot reach", "did n\u00adot reach", "did n\ufeffot reach", "did no\u0301t reach"],
-    ids=["zero-width joiner", "soft hyphen", "byte order mark", "combining accent"],
+    ["did n\u200dot reach", "did n\u00adot reach", "did n\ufeffot reach", "did no\u0301t reach", "did n\u043et reach"],
+    ids=["zero-width joiner", "soft hyphen", "byte order mark", "combining accent", "Cyrillic letter"],
 )
 def test_a_negation_hidden_in_a_key_fact_is_refused(submit_with, written):
     assert submit_with("fact", key_fact=written)["status"] == "draft"
@@ -174,7 +178,11 @@ def test_a_clean_paragraph_reads_as_before():
 
 
 @pytest.mark.parametrize(
-    "unit", ["&zwj;", "&#8205;", "&", "&#", "\u200d", "n*o*t ", "n*", "a_b", "a*b", "[a]:b*c ", "\\&", "&" + "a" * 40]
+    "unit",
+    [
+        *("&zwj;", "&#8205;", "&", "&#", "\u200d", "n*o*t ", "n*", "a_b", "a*b", "[a]:b*c ", "\\&", "&" + "a" * 40),
+        *("n\u043et ", "\u043e", "\uff4e", "\u043f\u0440\u0438 ", "a" * 50 + "\u043e "),
+    ],
 )
 def test_plain_is_linear_in_hostile_text(unit):
     def took(n: int) -> float:
@@ -190,3 +198,33 @@ def test_plain_is_linear_in_hostile_text(unit):
 def test_a_text_of_nothing_but_invisible_characters_reads_as_empty():
     assert visible("\u200d\u00ad\ufeff") == ""
     assert plain("\u200d \U000e0001") == ""
+
+
+def test_letters_drawn_as_latin_ones_are_read_as_those():
+    assert plain("the score f\u0435ll, n\u043et rose") == "the score fell, not rose"
+    assert names(plain("Prog\u0410gent-14B won")) == ["ProgAgent-14B"]
+    fullwidth = "\uff30\uff52\uff4f\uff47\uff21\uff47\uff45\uff4e\uff54-14B reached \uff13\uff10\uff0e\uff17\uff05"
+    read = plain(fullwidth)
+    assert read == "ProgAgent-14B reached 30.7%"
+    assert figures(read) == [("30.7%", "30.7%")]
+    assert visible("na\u00efv\u0435 caf\u00e9") == "na\u00efve caf\u00e9"  # Latin letters of their own stay
+
+
+def test_text_in_other_scripts_reads_as_written():
+    for text in (
+        "\u043f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440",
+        "\u0421\u0435\u0440\u0433\u0435\u0439",
+        "\u0395\u03bb\u03bb\u03ac\u03b4\u03b1",
+    ):
+        assert visible(text) == text
+
+
+def test_a_name_written_in_fullwidth_letters_must_be_cited_like_any_other(seed_doc, manifests_loaded):
+    """Readers see "FakeModel-9B"; no cited claim names it, so the checks refuse it."""
+    doc = copy.deepcopy(seed_doc)
+    p = doc["sections"][2]["paragraphs"][1]
+    p["markdown"] = p["markdown"].replace(
+        SEED_WORDS, SEED_WORDS + " against \uff26\uff41\uff4b\uff45\uff2d\uff4f\uff44\uff45\uff4c-9B"
+    )
+    named = [f.get("name") for f in contradictions(run_checks(doc)) if f.get("kind") == "name"]
+    assert "FakeModel-9B" in named
