@@ -19,9 +19,14 @@ account escapes that account's count. Case is folded on top (``Editor`` and ``ed
 share a count): Django's own lookup is exact on PostgreSQL and SQLite, so folding only ever
 counts more, and it stays right on a database whose collation ignores case.
 
-Failures are counted from Django's ``user_login_failed`` signal, so every login that goes
-through ``authenticate()`` counts; the refusal happens in ``LoginThrottleMiddleware``
-before the admin's login view runs, so a locked-out attacker cannot even test a password.
+An admin login POST is counted as a failure by ``LoginThrottleMiddleware`` before the
+login view tries its password, and a success takes its count back: passwords sent at once
+all reach the middleware before any has failed, and counting them afterwards would let a
+burst try as many as it sends. Each count is one atomic addition in the cache
+(``count_and_read``), so concurrent failures are all counted. Logins through
+``authenticate()`` elsewhere are counted from Django's ``user_login_failed`` signal. The
+refusal happens before the admin's login view runs, so a locked-out attacker cannot even
+test a password.
 
 The address is the client's: ``REMOTE_ADDR``, or, behind ``TRUSTED_PROXY_COUNT`` proxies
 (nginx, a balancer, a CDN) that each append to ``X-Forwarded-For``, the entry that many
@@ -42,7 +47,10 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.urls import reverse
 
+from .cache import count_and_read
+
 logger = logging.getLogger(__name__)
+COUNTED = "_login_attempt_counted"  # set on a request whose attempt the middleware counted
 
 
 def _attempts() -> int:
@@ -106,20 +114,56 @@ def client_address(request) -> str:
     return hops[-proxies]
 
 
+def _window_end(key: str, now: float) -> float:
+    """When the current window of ``key``'s count ends. A window starts at the first attempt
+    after the last one ended; requests that find none at the same moment agree on one
+    (``cache.add`` elects it), so concurrent attempts share one count."""
+    window = _window()
+    ends_key = key + ":ends"
+    ends = cache.get(ends_key)
+    if ends is None:
+        fresh = now + window
+        if cache.add(ends_key, fresh, timeout=window + 1):
+            return fresh
+        ends = cache.get(ends_key)
+        if ends is None:
+            return fresh  # the cache keeps nothing: the count fails open
+    if ends <= now:  # past by the clock before the cache dropped it: the next window on its grid,
+        ends += window * (int((now - ends) // window) + 1)  # the same for every request
+        cache.set(ends_key, ends, timeout=int(ends - now) + 1)
+    return ends
+
+
+def _counter(key: str, ends: float) -> str:
+    """The count of the window ending at ``ends``: a new window counts under a new key, so
+    no request ever resets a count another is adding to."""
+    return f"{key}:{ends:.6f}"
+
+
 def _read(key: str) -> tuple[int, float]:
-    state = cache.get(key)
-    return state if state else (0, 0.0)
+    ends = cache.get(key + ":ends")
+    if ends is None or ends <= time.time():
+        return 0, 0.0
+    return cache.get(_counter(key, ends)) or 0, ends
 
 
 def _count(key: str) -> int:
-    """Count one failure under ``key``; the window starts at the first. Returns the count."""
-    count, ends = _read(key)
+    """Count one attempt under ``key``, atomically (concurrent attempts are each counted);
+    the window starts at the first. Returns the count."""
     now = time.time()
-    if not count or ends <= now:
-        count, ends = 0, now + _window()
-    count += 1
-    cache.set(key, (count, ends), timeout=max(1, int(ends - now + 1)))
-    return count
+    ends = _window_end(key, now)
+    count, _ = count_and_read(cache, _counter(key, ends), int(ends - now) + 1)
+    return count or 0
+
+
+def _uncount(key: str) -> None:
+    """Take back one attempt counted under ``key`` in its current window (a success)."""
+    ends = cache.get(key + ":ends")
+    if ends is not None:
+        try:
+            cache.decr(_counter(key, ends))
+        except ValueError:
+            pass  # the window ended, or the cache dropped it
 
 
 def _wait(key: str, limit: int) -> int:
@@ -144,7 +188,9 @@ def record_address_failure(address: str) -> int:
 
 
 def reset(username: str, address: str) -> None:
-    cache.delete(_key(username, address))
+    key = _key(username, address)
+    ends = cache.get(key + ":ends")
+    cache.delete_many([key + ":ends", *([_counter(key, ends)] if ends is not None else [])])
 
 
 def blocked_for(username: str, address: str) -> int:
@@ -161,8 +207,11 @@ def on_login_failed(sender, credentials, request=None, **kwargs):
     # Exactly what authenticate() compared (the login form has already cleaned it).
     username = credentials.get("username", "")
     address = client_address(request)
-    count = record_failure(username, address)
-    from_address = record_address_failure(address) if request is not None else 0
+    if getattr(request, COUNTED, False):  # the admin's login: counted before it was tried
+        count, from_address = failures(username, address)[0], _read(_address_key(address))[0]
+    else:
+        count = record_failure(username, address)
+        from_address = record_address_failure(address) if request is not None else 0
     if count >= _attempts() or from_address >= _address_attempts():
         # The username is logged (to spot an attack), never the password (Django already
         # masks it in ``credentials``).
@@ -176,12 +225,19 @@ def on_login_failed(sender, credentials, request=None, **kwargs):
 
 
 def on_logged_in(sender, request, user, **kwargs):
-    # Only this username from this address: the address's count across usernames stays.
-    reset(user.get_username(), client_address(request))
+    # Only this username from this address: the address's count across usernames stays,
+    # less this attempt, which did not fail.
+    address = client_address(request)
+    reset(user.get_username(), address)
+    if getattr(request, COUNTED, False):
+        _uncount(_address_key(address))
 
 
 class LoginThrottleMiddleware:
-    """Refuses a login POST (the admin's login URL) while its username+address, or its address, is locked out."""
+    """Refuses a login POST (the admin's login URL) while its username+address, or its
+    address, is locked out; else counts it as a failure before the password is tried, so
+    that attempts sent at once are refused past the limit as attempts sent one by one are
+    (a success takes its count back)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -189,9 +245,18 @@ class LoginThrottleMiddleware:
     def __call__(self, request):
         if request.method == "POST" and request.path == reverse("admin:login"):
             address = client_address(request)
-            wait, whose = blocked_for(cleaned_username(request.POST.get("username")), address), "this username"
+            username = cleaned_username(request.POST.get("username"))
+            wait, whose = blocked_for(username, address), "this username"
             if not wait:
                 wait, whose = address_blocked_for(address), "this address"
+            if not wait:
+                setattr(request, COUNTED, True)
+                over_name = record_failure(username, address) > _attempts()
+                over_address = record_address_failure(address) > _address_attempts()
+                if over_name:
+                    wait, whose = blocked_for(username, address), "this username"
+                elif over_address:
+                    wait, whose = address_blocked_for(address), "this address"
             if wait:
                 response = HttpResponse(
                     f"Too many failed login attempts for {whose}. Try again in {wait} seconds.\n",

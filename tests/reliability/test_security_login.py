@@ -1,9 +1,11 @@
 """Attacks on the admin login limit (newsroom/infra/login_throttle.py): look-alike usernames,
 password sprays over many usernames, a short X-Forwarded-For, and the API throttle's key."""
 
+import threading
 from types import SimpleNamespace
 
 import pytest
+from django.http import HttpResponse
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
@@ -144,6 +146,55 @@ def test_a_success_never_clears_another_addresses_lock(client, editor):
     assert attempt(client, "editor", PASSWORD, address=EDITOR).status_code == 302  # the editor, elsewhere
     client.logout()
     assert attempt(client, "editor", PASSWORD).status_code == 429
+
+
+# --- Attempts sent at once.
+
+
+def test_attempts_in_flight_at_once_are_refused_past_the_limit(rf, editor):
+    """Ten passwords sent together all reach the limiter before any of them has failed: each
+    is counted as it arrives, so only the limit's worth are tried, as one by one."""
+    tried = []
+    middleware = login_throttle.LoginThrottleMiddleware(lambda request: tried.append(request) or HttpResponse())
+    statuses = [
+        middleware(rf.post(LOGIN, {"username": "editor", "password": f"guess{n}"}, REMOTE_ADDR=ATTACKER)).status_code
+        for n in range(10)
+    ]
+    assert statuses == [200] * 3 + [429] * 7
+    assert len(tried) == 3
+
+
+def test_a_spray_in_flight_at_once_is_refused_past_the_address_limit(rf, editor):
+    tried = []
+    middleware = login_throttle.LoginThrottleMiddleware(lambda request: tried.append(request) or HttpResponse())
+    for n in range(10):
+        middleware(rf.post(LOGIN, {"username": f"user{n}", "password": "guess"}, REMOTE_ADDR=ATTACKER))
+    assert len(tried) == 6  # LOGIN_ADDRESS_ATTEMPTS
+
+
+def test_failures_counted_from_many_threads_are_each_counted(editor):
+    """The count is one atomic addition in the cache, not a read and a write: failures
+    recorded at the same moment by many workers are all counted."""
+    threads, each = 8, 25
+    start = threading.Barrier(threads)
+
+    def work():
+        start.wait()
+        for _ in range(each):
+            login_throttle.record_failure("editor", ATTACKER)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert login_throttle.failures("editor", ATTACKER)[0] == threads * each
+
+
+def test_a_success_takes_back_only_its_own_attempt_from_the_address_count(client, editor):
+    fail(client, "user1", 2)
+    assert attempt(client, "editor", PASSWORD).status_code == 302
+    assert login_throttle._read(login_throttle._address_key(ATTACKER))[0] == 2
 
 
 # --- X-Forwarded-For shorter than the proxy chain.
