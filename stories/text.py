@@ -364,6 +364,51 @@ def name_key(name: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(name))
 
 
+MAX_NAME_RUN = 8  # a name of more words is stated when each run of this many of its words is
+
+
+class NameIndex:
+    """Which names a text states (as ``name_stated`` reads ``' ' + key + ' '``), each looked
+    up in time that grows with the name, not with the text: the runs of ``k`` words of the
+    text (``key``, ``name_key`` words; " | " keeps texts apart), one set for each ``k`` a
+    name asks for, made once. A long text is read at most ``MAX_NAME_RUN`` times however
+    many names are looked up in it, where a search of the text for each name made a story of
+    many names and long claims take names × claims; a text of up to ``SEARCHED`` characters
+    is searched."""
+
+    SEARCHED = 4096  # a shorter text is searched for each name: as fast, and nothing to make
+
+    def __init__(self, key: str):
+        self._padded = f" {key} " if len(key) <= self.SEARCHED else None
+        self._words = key.split() if self._padded is None else []
+        self._runs: dict[int, set[str]] = {}
+
+    def _of(self, k: int) -> set[str]:
+        runs = self._runs.get(k)
+        if runs is None:
+            words = self._words
+            runs = self._runs[k] = {" ".join(words[i : i + k]) for i in range(len(words) - k + 1)}
+        return runs
+
+    def _has(self, key: str) -> bool:
+        words = key.split(" ")
+        if "" in words:
+            return False  # not a run of words (as " key " is never in a text of single spaces)
+        if len(words) <= MAX_NAME_RUN:
+            return key in self._of(len(words))
+        runs = self._of(MAX_NAME_RUN)
+        return all(" ".join(words[i : i + MAX_NAME_RUN]) in runs for i in range(len(words) - MAX_NAME_RUN + 1))
+
+    def states(self, name: str) -> bool:
+        if self._padded is not None:
+            return name_stated(name, self._padded)
+        key = name_key(name)
+        if not key:
+            return True
+        # plural or possessive forms: "LLMs" / "LLM", "Technologies'"
+        return self._has(key) or (key.endswith("s") and self._has(key[:-1]))
+
+
 def name_stated(name: str, haystack: str) -> bool:
     """``haystack`` is ``' ' + name_key(support text) + ' '``."""
     key = name_key(name)

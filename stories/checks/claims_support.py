@@ -35,7 +35,7 @@ from functools import lru_cache
 from django.conf import settings
 
 from stories.readable import visible
-from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
+from stories.text import NameIndex, content_tokens, figures, name_key, names, ranges, sentences
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
@@ -80,14 +80,12 @@ class Reading:
         return self._word_figures
 
     def states_name(self, name: str) -> bool:
-        """Whether this text names ``name`` (``name_stated``); each name is looked up once in
-        a long text, however many units' evidence holds it."""
+        """Whether this text names ``name`` (``name_stated``), read from the text's
+        ``NameIndex``: made once, however many units' evidence holds the text and however
+        many names are looked up in it."""
         if self._named is None:
-            self._named = {}
-        stated = self._named.get(name)
-        if stated is None:
-            stated = self._named[name] = name_stated(name, f" {self.key} ")
-        return stated
+            self._named = NameIndex(self.key)
+        return self._named.states(name)
 
     @property
     def openings(self) -> tuple:
@@ -181,7 +179,7 @@ class Evidence:
         # Names are looked up in the short texts' keys at once, and in each long text's own
         # (``Reading.states_name``): a long claim is searched once for a name, not once a unit.
         self._long = [r for r in readings if len(r.key) > CACHED_TEXT]
-        self.haystack = " " + " | ".join(r.key for r in readings if len(r.key) <= CACHED_TEXT) + " "
+        self._short = NameIndex(" | ".join(r.key for r in readings if len(r.key) <= CACHED_TEXT))
         self._stated: dict[str, bool] = {}
         self.wording = set().union(*(r.tokens for r in claim_readings))
         self.ranges = {(low, high) for r in claim_readings for _, low, high in r.ranges}
@@ -199,7 +197,7 @@ class Evidence:
         """Whether the cited texts name ``name`` (``name_stated``), each name looked up once."""
         stated = self._stated.get(name)
         if stated is None:
-            stated = name_stated(name, self.haystack) or any(r.states_name(name) for r in self._long)
+            stated = self._short.states(name) or any(r.states_name(name) for r in self._long)
             self._stated[name] = stated
         return stated
 

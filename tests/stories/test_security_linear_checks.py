@@ -2,12 +2,14 @@
 cite it: the work of ``claims_support`` grows with the story's text plus the distinct claims'
 text, not with their product. Work is counted (texts read), never timed."""
 
+import random
 from collections import Counter
 
 import pytest
 
 from stories.checks import claims_support
 from stories.checks.meaning import judge, names
+from stories.text import NameIndex, name_stated
 from tests.syndication.helpers import client_for
 
 LONG = ("Acme reported revenue of 12 million. " * 3000)[:100_000]
@@ -124,20 +126,58 @@ def test_the_judge_reads_each_claim_once_a_run_whatever_order_the_units_cite_it(
     assert reads[LONG] == 1
 
 
-def test_a_name_is_looked_up_in_a_long_claim_once(long_claim, story_doc, writer_key, monkeypatch):
-    """Paragraphs with different cites each name the same company: the long claim is
-    searched for it once in the run."""
-    searched, real = Counter(), claims_support.name_stated
+@pytest.fixture
+def runs_made(monkeypatch):
+    """How many times each long text's runs of k words are made (``NameIndex``), by k."""
+    made = Counter()
+    real = NameIndex._of
 
-    def name_stated(name, haystack):
-        if len(haystack) > 50_000:
-            searched[name] += 1
-        return real(name, haystack)
+    def counted(self, k):
+        if len(self._words) > 5_000 and k not in self._runs:
+            made[k] += 1
+        return real(self, k)
 
-    monkeypatch.setattr(claims_support, "name_stated", name_stated)
-    _check(writer_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
-    assert searched["Zebra Labs"] == 1
-    assert max(searched.values()) == 1  # the sentence's opening word too
+    monkeypatch.setattr(NameIndex, "_of", counted)
+    return made
+
+
+def test_a_name_is_looked_up_in_a_long_claim_without_reading_it_again(long_claim, story_doc, writer_key, runs_made):
+    """Paragraphs with different cites each name the same company: the long claim's runs
+    of words are made once in the run, and each lookup reads only them."""
+    support = _check(writer_key, _story(story_doc, ["Revenue at Zebra Labs rose."], [["c1"], ["c1", "c2"]]))
+    assert set(runs_made.values()) == {1}
+    assert any(f.get("name") == "Zebra Labs" for f in support["findings"])
+
+
+def test_many_names_against_a_long_claim_read_it_once_for_each_length_of_name(
+    long_claim, story_doc, writer_key, runs_made
+):
+    """Twelve hundred distinct names in paragraphs citing the long claim: a search of the
+    claim for each name made this names × claim; its runs of words are made once for each
+    length of name. What is stated is still found: "Acme" is in the claim."""
+    texts = [f"Acme and Zq{i}x and Kb{i}y and Rx{i}w rose." for i in range(PARAGRAPHS)]
+    support = _check(writer_key, _story(story_doc, texts, [["c1"], ["c1", "c2"]]))
+    assert runs_made == {1: 1}
+    named = {f.get("name") for f in support["findings"] if f.get("kind") == "name"}
+    assert "Acme" not in named and any(n and n.startswith("Zq") for n in named)
+
+
+def test_the_index_of_a_text_states_what_a_search_of_it_does():
+    rng = random.Random(5)
+    vocabulary = ["acme", "labs", "zebra", "llm", "llms", "loca", "bench", "technologies", "s", "x1"]
+    for _ in range(300):
+        text = " | ".join(" ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 400))) for _ in range(3))
+        index = NameIndex(text)
+        assert index._padded is None or len(text) <= NameIndex.SEARCHED
+        for _ in range(20):
+            name = " ".join(rng.choice(vocabulary).upper() for _ in range(rng.randint(1, 4)))
+            if rng.random() < 0.3:
+                name += "s"
+            if len(text) > NameIndex.SEARCHED:
+                assert index.states(name) == name_stated(name, f" {text} "), (name, text[:80])
+    long_name = " ".join(f"w{i}" for i in range(12))
+    assert NameIndex(("x " * 3000) + long_name).states(long_name)
+    assert not NameIndex(("x " * 3000) + long_name.replace("w5", "q5")).states(long_name)
 
 
 def test_a_long_claim_with_invisible_characters_is_cleaned_once_a_run(
