@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from newsroom.infra.bulk import bulk_insert, bulk_update_rows
 from newsroom.infra.pagecache import bump
-from stories import desk, signals
+from stories import desk, search_index, signals
 from stories.fingerprints import fingerprint_of
 from stories.markup import to_html
 from stories.models import AuditEntry, Paragraph, Revision, Story, StoryFingerprint
@@ -148,6 +148,7 @@ def commit(
         # ``write`` may have saved only the story's parts: the bump lands regardless.
         now = timezone.now()
         Story.objects.filter(pk=story.pk).update(version=story.version, updated_at=now)
+    search_index.refresh([story.pk])  # what readers search follows the story's stored text
     written = (_WRITTEN.get() or {}).get(story.pk) if write is None else None
     if written is not None:
         story.updated_at = now
@@ -276,6 +277,7 @@ def commit_written(changes: list[RowChange], *, action: str, fields: list[str], 
         revisions.append(revision)
         audits.append(audit)
     bulk_update_rows(Story, [c.story for c in changes], [*fields, "version", "updated_at"])
+    search_index.refresh([c.story.pk for c in changes])
     bulk_insert(Revision, revisions, ids=False)
     bulk_insert(AuditEntry, audits, ids=False)
     bump("lists")
@@ -307,4 +309,5 @@ def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None, texts
     )
     bulk_insert(AuditEntry, audits, ids=False)
     bulk_insert(StoryFingerprint, [_fingerprint(story, data) for story, data in pairs])
+    search_index.refresh([story.pk for story, _ in pairs if story.status == Story.Status.PUBLISHED])
     bump("lists")

@@ -15,7 +15,15 @@ from newsroom.models import Beat, Edition, Newsroom
 from newsroom.validators import http_url
 
 from .autosave import Autosave  # noqa: F401
-from .records import AuditEntry, CheckResult, ReviewStatus, Revision, StoryFingerprint, live_entries_prefetch  # noqa: F401
+from .records import (  # noqa: F401
+    AuditEntry,
+    CheckResult,
+    ReviewStatus,
+    Revision,
+    StoryFingerprint,
+    StorySearch,
+    live_entries_prefetch,
+)
 
 SLUG_REGEX = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -88,8 +96,8 @@ class StoryQuerySet(models.QuerySet):
 
     def search(self, query: str):
         """Stories matching ``query`` in headline, dek or paragraphs, best first: ranked
-        full-text search on PostgreSQL (computed on the fly; see docs/site.md for the
-        index a large archive needs), every word as a substring elsewhere."""
+        full-text search on PostgreSQL (the GIN-indexed ``StorySearch`` document the commit
+        step keeps for every published story), every word as a substring elsewhere."""
         from django.db import connection
 
         if connection.vendor == "postgresql":
@@ -101,30 +109,12 @@ class StoryQuerySet(models.QuerySet):
         return matches.newest_first()
 
     def _search_postgres(self, query: str):
-        from django.contrib.postgres.aggregates import StringAgg
-        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+        from django.contrib.postgres.search import SearchQuery, SearchRank
 
-        body = (
-            Paragraph.objects.filter(section__story=models.OuterRef("pk"))
-            .order_by()
-            .values("section__story")
-            .annotate(text=StringAgg("markdown", delimiter=" "))
-            .values("text")
-        )
-        vector = (
-            SearchVector("headline", weight="A", config="english")
-            + SearchVector("dek", weight="B", config="english")
-            + SearchVector(
-                Coalesce(models.Subquery(body), models.Value(""), output_field=models.TextField()),
-                weight="C",
-                config="english",
-            )
-        )
         search_query = SearchQuery(query, search_type="websearch", config="english")
         return (
-            self.annotate(search_document=vector)
-            .filter(search_document=search_query)
-            .annotate(search_rank=SearchRank(models.F("search_document"), search_query))
+            self.filter(search__document=search_query)
+            .annotate(search_rank=SearchRank(models.F("search__document"), search_query))
             .order_by("-search_rank", "-published_at", "-id")
         )
 

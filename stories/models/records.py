@@ -2,6 +2,7 @@
 results and fingerprint."""
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import Exists, OuterRef, Prefetch, Subquery
 
@@ -128,6 +129,19 @@ class StoryFingerprint(models.Model):
 
     def __str__(self):
         return f"fingerprint of {self.story_id}"
+
+
+class StorySearch(models.Model):
+    """A published story's words as PostgreSQL's full-text search reads them: headline
+    (weight A), dek (B) and paragraphs (C), English configuration. Kept by the commit step in
+    the action's transaction (``stories.search_index``) and GIN-indexed on PostgreSQL, so a
+    search reads the index, never the paragraphs. Unused on SQLite."""
+
+    story = models.OneToOneField("stories.Story", on_delete=models.CASCADE, primary_key=True, related_name="search")
+    document = SearchVectorField()
+
+    def __str__(self):
+        return f"search document of {self.story_id}"
 
 
 # The actions after which a story may be live with that version's content.

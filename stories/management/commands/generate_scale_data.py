@@ -22,6 +22,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
+from stories.markup import to_html
+
 MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000_000_000_000, 1_500_000_000_000_000_000
 ROW_BASE = 100_000_000  # explicit ids for sections, paragraphs, cites and cite claims
 CLAIMS_PER_CITE = 3
@@ -72,6 +74,7 @@ class Command(BaseCommand):
             raise CommandError("generate_scale_data needs PostgreSQL (it writes with COPY)")
         if manifests < 1 or claims < manifests * CLAIMS_PER_CITE:
             raise CommandError(f"need at least one manifest and {CLAIMS_PER_CITE} claims per manifest")
+        from stories import search_index
         from stories.models import Story
 
         if Story.objects.filter(id=str(STORY_BASE)).exists():
@@ -84,6 +87,8 @@ class Command(BaseCommand):
             self._stories(cur, stories, manifests, claims // manifests)
             for table in ("stories_section", "stories_paragraph", "stories_cite", "stories_citeclaim"):
                 cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+            self._say("search documents")
+            search_index.refresh_all()  # what the commit step keeps for every published story
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         self._say(f"done: {stories} stories, {manifests} manifests, {claims} claims")
@@ -142,7 +147,8 @@ class Command(BaseCommand):
         self._say(f"{hours} editions")
         columns = (
             "id, slug, edition_date, audience, angle, headline, dek, trust, status, published_at, unresolved,"
-            " decision_card, writer_agent, writer_run_id, version, created_at, updated_at, edition_id, newsroom_id"
+            " decision_card, writer_agent, writer_run_id, version, created_at, updated_at, edition_id, newsroom_id,"
+            " created_by_partner, review_status, review_note"
         )
         with cur.copy(f"COPY stories_story ({columns}) FROM STDIN") as copy:
             for i in range(stories):
@@ -169,6 +175,9 @@ class Command(BaseCommand):
                         published,
                         start.strftime("%Y-%m-%dT%H"),
                         newsroom.pk,
+                        "",
+                        "",
+                        "",
                     )
                 )
         self._say(f"{stories} stories")
@@ -180,8 +189,8 @@ class Command(BaseCommand):
             ),
             (
                 "stories_paragraph",
-                "id, position, markdown, section_id",
-                ((ROW_BASE + i, 0, _text(i, 60), ROW_BASE + i) for i in range(stories)),
+                "id, position, markdown, html, section_id",
+                ((ROW_BASE + i, 0, _text(i, 60), to_html(_text(i, 60)), ROW_BASE + i) for i in range(stories)),
             ),
             (
                 "stories_cite",

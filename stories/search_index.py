@@ -1,0 +1,73 @@
+"""The search documents of published stories (``StorySearch``), kept by the commit step.
+
+Every action ends in ``stories.actions.commit``; there, in the action's transaction,
+``refresh(ids)`` rewrites the document of each of those stories that is published, from its
+stored row and paragraphs, and drops the document of each that is not (unpublished, a
+draft). PostgreSQL computes the vector (``to_tsvector``, English configuration: headline
+weight A, dek B, paragraphs in reading order C), so a batch of stories is one statement
+whatever its size. On other databases search reads the text itself and this does nothing.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from .models import Paragraph, Section, Story, StorySearch
+
+
+def _sql() -> tuple[str, str]:
+    search, story = StorySearch._meta.db_table, Story._meta.db_table
+    section, paragraph = Section._meta.db_table, Paragraph._meta.db_table
+    published = Story.Status.PUBLISHED
+    upsert = f"""
+        INSERT INTO {search} (story_id, document)
+        SELECT s.id,
+               setweight(to_tsvector('english', s.headline), 'A')
+               || setweight(to_tsvector('english', s.dek), 'B')
+               || setweight(to_tsvector('english', coalesce(body.text, '')), 'C')
+        FROM {story} s
+        LEFT JOIN (
+            SELECT sec.story_id, string_agg(p.markdown, ' ' ORDER BY sec.position, sec.id, p.position, p.id) AS text
+            FROM {paragraph} p JOIN {section} sec ON sec.id = p.section_id
+            WHERE sec.story_id = ANY(%(ids)s)
+            GROUP BY sec.story_id
+        ) body ON body.story_id = s.id
+        WHERE s.id = ANY(%(ids)s) AND s.status = '{published}'
+        ON CONFLICT (story_id) DO UPDATE SET document = EXCLUDED.document
+    """
+    drop = f"""
+        DELETE FROM {search} d USING {story} s
+        WHERE d.story_id = s.id AND s.id = ANY(%(ids)s) AND s.status <> '{published}'
+    """
+    return upsert, drop
+
+
+def refresh(ids) -> None:
+    """Rewrite the search documents of the stories ``ids`` as they are stored now (call in
+    the action's transaction, after its writes)."""
+    ids = list(dict.fromkeys(ids))
+    if not ids or connection.vendor != "postgresql":
+        return
+    upsert, drop = _sql()
+    with connection.cursor() as cursor:
+        cursor.execute(upsert, {"ids": ids})
+        cursor.execute(drop, {"ids": ids})
+
+
+def refresh_all(batch: int = 5000) -> int:
+    """Rewrite every published story's document (a new database, an archive loaded by other
+    means): in batches of ``batch`` stories, each one statement. Returns how many stories
+    were read."""
+    if connection.vendor != "postgresql":
+        return 0
+    done, last = 0, ""
+    while True:
+        ids = list(
+            Story.objects.filter(status=Story.Status.PUBLISHED, pk__gt=last)
+            .order_by("pk")
+            .values_list("pk", flat=True)[:batch]
+        )
+        if not ids:
+            return done
+        refresh(ids)
+        done, last = done + len(ids), ids[-1]
