@@ -4,7 +4,9 @@ from django.urls import include, path
 from newsroom.favicon import favicon
 from newsroom.infra import signing
 
-# Under /api/ a server error answers JSON, like every other API error.
+# Under /api/ a server error, and a request Django refuses before any view (a body over
+# DATA_UPLOAD_MAX_MEMORY_SIZE), answer JSON, like every other API error.
+handler400 = "syndication.errors.bad_request"
 handler500 = "syndication.errors.server_error"
 
 urlpatterns = [

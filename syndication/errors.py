@@ -1,7 +1,9 @@
 """Every API error as ``{"error": {"code": ..., "message": ...}}`` (plus ``path`` for an
 invalid document), whatever raised it."""
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions
@@ -86,3 +88,16 @@ def server_error(request, *args, **kwargs):
         error = {"code": "server_error", "message": "A server error occurred."}
         return JsonResponse({"error": error}, status=500)
     return defaults.server_error(request, *args, **kwargs)
+
+
+def bad_request(request, exception=None, *args, **kwargs):
+    """The site's 400 page, except under /api/: there the API's JSON error body. A body over
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django refuses it before any view reads it) is a 413
+    that says so."""
+    if not request.path.startswith("/api/"):
+        return defaults.bad_request(request, exception, *args, **kwargs)
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        error = {"code": "too_large", "message": f"the request body is over {limit} bytes", "path": "$"}
+        return JsonResponse({"error": error}, status=413)
+    return JsonResponse({"error": {"code": "bad_request", "message": "Bad request."}}, status=400)

@@ -53,12 +53,13 @@ def filter_stories(queryset, params):
     """Apply ``newsroom``, ``beat``, ``edition``, ``published_after`` and ``updated_since``."""
     newsroom = None
     if value := present(params, "newsroom"):
-        newsroom = Newsroom.objects.filter(slug=parse_slug("newsroom", value)).first()
+        # Only newsrooms and beats readers can see: one with nothing published is not named.
+        newsroom = Newsroom.objects.having_published().filter(slug=parse_slug("newsroom", value)).first()
         if newsroom is None:
             raise BadParameter("newsroom", f"there is no newsroom {value!r}")
         queryset = queryset.in_newsroom(newsroom)
     if value := present(params, "beat"):
-        beats = Beat.objects.filter(slug=parse_slug("beat", value))
+        beats = Beat.objects.having_published().filter(slug=parse_slug("beat", value))
         if newsroom is not None:
             beats = beats.filter(newsroom=newsroom)
         if not beats.exists():

@@ -32,7 +32,9 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, object]:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         moment, pk = json.loads(raw)
         moment = dt.datetime.fromisoformat(moment)
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+        if moment.tzinfo is not None:
+            moment.astimezone(dt.UTC)  # a time the database can hold (not past year 9999 in UTC)
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError, OverflowError):
         raise BadParameter("cursor", "not a cursor this API gave out") from None
     if isinstance(pk, str) and not ID_RE.match(pk):
         raise BadParameter("cursor", "not a cursor this API gave out")

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -99,7 +100,7 @@ def _active_endpoints() -> list[WebhookEndpoint]:
     memo = signals.batch_memo()
     if memo is not None and "webhook endpoints" in memo:
         return memo["webhook endpoints"]
-    endpoints = list(WebhookEndpoint.objects.filter(active=True))
+    endpoints = list(WebhookEndpoint.objects.filter(active=True, partner__active=True))
     if memo is not None:
         memo["webhook endpoints"] = endpoints
     return endpoints
@@ -313,13 +314,13 @@ def claim(now: dt.datetime) -> WebhookDelivery | None:
     was turned off meanwhile is marked gone and the next one taken."""
     while True:
         with transaction.atomic():
-            due = WebhookDelivery.objects.due(now).select_related("endpoint")
+            due = WebhookDelivery.objects.due(now).select_related("endpoint__partner")
             if connection.features.has_select_for_update_skip_locked:
                 due = due.select_for_update(skip_locked=True, of=("self",))
             delivery = due.first()
             if delivery is None:
                 return None
-            if not delivery.endpoint.active:
+            if not (delivery.endpoint.active and delivery.endpoint.partner.active):
                 delivery.status = WebhookDelivery.Status.GONE
                 delivery.save(update_fields=["status"])
                 continue
@@ -330,7 +331,11 @@ def claim(now: dt.datetime) -> WebhookDelivery | None:
 
 def retire_inactive() -> int:
     """Pending deliveries to endpoints that were turned off will never be sent."""
-    return WebhookDelivery.objects.pending().filter(endpoint__active=False).update(status=WebhookDelivery.Status.GONE)
+    return (
+        WebhookDelivery.objects.pending()
+        .filter(Q(endpoint__active=False) | Q(endpoint__partner__active=False))
+        .update(status=WebhookDelivery.Status.GONE)
+    )
 
 
 def deliver_due(*, limit: int = 100, now=None) -> int:

@@ -76,7 +76,10 @@ def save_document(
 
     clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk=story.pk).first()
     if clash is not None:
-        raise DeskError("slug", f"slug {doc['slug']!r} is already used on {doc['edition'][:10]} by story {clash.pk}")
+        # Only a published story is named: a draft's or a scheduled story's id is not the
+        # sender's to learn (a partner's submission gets this message too).
+        whose = f"story {clash.pk}" if clash.status == Story.Status.PUBLISHED else "another story"
+        raise DeskError("slug", f"slug {doc['slug']!r} is already used on {doc['edition'][:10]} by {whose}")
 
     story.slug = doc["slug"]
     story.edition = edition
