@@ -9,7 +9,7 @@ the URL: ``20261016T003910.123456Z_81``.
 Links from before this scheme (``?page=N``) still answer: ``?page=1`` moves permanently to
 the first page, ``?page=N`` redirects (302, as the mapping moves with every publish) to the
 ``before=`` page that now holds the Nth page's rows; finding that takes one OFFSET query,
-once per old link.
+once per old link, at most ``MAX_LEGACY_PAGE`` pages deep.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from django.http import Http404, HttpResponsePermanentRedirect, HttpResponseRedi
 from django.utils.http import urlencode
 
 CURSOR_RE = re.compile(r"(\d{8}T\d{6})(?:\.(\d{6}))?Z_([0-9A-Za-z-]{1,64})")
-MAX_LEGACY_PAGE = 1_000_000  # ?page= beyond this is not found (no OFFSET that deep)
+# ?page= beyond this is not found without a query: an old link this deep is unlikely, and an
+# OFFSET of millions of rows on every request (a 302 or 404 is not cached) is a cost anyone
+# could ask for.
+MAX_LEGACY_PAGE = 500
 
 
 def encode_cursor(moment: dt.datetime, pk) -> str:

@@ -63,6 +63,19 @@ def test_corrections_are_paginated_by_cursor_without_a_total(client, demo, monke
     assert client.get("/corrections/?page=4").status_code == 404
 
 
+@pytest.mark.parametrize("page", ["501", "999999", "+0999999", "1000000"])
+def test_an_old_page_link_too_deep_is_not_found_without_an_offset(client, demo, page):
+    """An OFFSET of millions of rows on every request (the 404 is not cached) is not
+    anyone's to ask for."""
+    for url in ("/corrections/", "/n/artificial-intelligence/"):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url, {"page": page}).status_code == 404
+        assert not [q["sql"] for q in queries.captured_queries if "OFFSET" in q["sql"].upper()]
+    with CaptureQueriesContext(connection) as queries:  # an old link within reach still looks its page up
+        client.get("/corrections/", {"page": "500"})
+    assert [q["sql"] for q in queries.captured_queries if "OFFSET" in q["sql"].upper()]
+
+
 @pytest.fixture
 def searchable(demo, seed_doc):
     doc_para = [
