@@ -181,6 +181,43 @@ def parse_time(value: str | None) -> dt.datetime | None:
     return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC) if value else None
 
 
+def public_rubric(rubric: dict | None) -> dict | None:
+    """The recorded rubric as readers may read it: a finding that names another story (a
+    near-duplicate, ``not_a_repeat``) names it only while that story is published; else it
+    says "a story not published now", without its id, headline or edition. One query, only
+    for a rubric with such findings."""
+    named = [
+        f
+        for c in (rubric or {}).get("criteria", [])
+        for f in c.get("findings", [])
+        if isinstance(f, dict) and f.get("story_id")
+    ]
+    if not named:
+        return rubric
+    from stories.models import Story
+
+    public = set(Story.objects.published().filter(id__in={f["story_id"] for f in named}).values_list("id", flat=True))
+    if all(f["story_id"] in public for f in named):
+        return rubric
+
+    def shown(f: dict) -> dict:
+        if f["story_id"] in public:
+            return f
+        rest = f.get("message", "").partition(" is a near-duplicate")
+        message = "a story not published now" + (rest[1] + rest[2] if rest[1] else "")
+        return {k: v for k, v in f.items() if k not in ("story_id", "headline", "edition")} | {"message": message}
+
+    return {
+        **rubric,
+        "criteria": [
+            {**c, "findings": [shown(f) if isinstance(f, dict) and f.get("story_id") else f for f in c["findings"]]}
+            if c.get("findings")
+            else c
+            for c in rubric["criteria"]
+        ],
+    }
+
+
 def provenance_of(story, d: dict) -> renderings.Provenance:
     """A loaded story's revision time and publication record, as its renderings show them."""
     record = publication_of(story)
@@ -198,7 +235,7 @@ def provenance_of(story, d: dict) -> renderings.Provenance:
         overridden=record.overridden,
         score=record.score,
         reason=record.reason,
-        rubric=record.rubric,
+        rubric=public_rubric(record.rubric),
     )
 
 

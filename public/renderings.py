@@ -163,7 +163,7 @@ def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
     out = [f"# {_md_escape_line(d['headline'])}", ""]
     if d["dek"]:
         out += [f"*{_md_escape_line(d['dek'])}*", ""]
-    byline = [d["labels"]["trust_text"], d["newsroom_title"]]
+    byline = [_md_escape_line(d["labels"]["trust_text"]), _md_escape_line(d["newsroom_title"])]
     if provenance.overridden:
         byline.append("Published over failing checks")
     if d["published_at"]:

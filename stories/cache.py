@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
 
@@ -167,8 +168,17 @@ def representations(rows, kind: str, render, profile: SiteProfile | None = None,
 
 
 def story_page_urls(story) -> list[str]:
-    """The pages a CDN may hold that show the story: its renderings, and the lists, feeds
-    and sitemaps it appears in."""
+    """The pages a CDN may hold that show the story: its renderings, the lists, feeds and
+    sitemaps it appears in, and the page of each source it cites (which lists the published
+    stories citing it)."""
+    from .models import Cite
+
+    cited = (
+        Cite.objects.filter(Q(paragraph__section__story=story) | Q(key_fact__story=story))
+        .order_by("manifest_id")
+        .values_list("manifest_id", flat=True)
+        .distinct()
+    )
     story_args = [story.edition_id[:10], story.slug]
     newsroom = [story.newsroom.slug]
     return [
@@ -185,6 +195,7 @@ def story_page_urls(story) -> list[str]:
         reverse("django.contrib.sitemaps.views.sitemap"),
         *([reverse("sitemap-month", args=[f"{story.published_at:%Y-%m}"])] if story.published_at else []),
         reverse("sitemap-news"),
+        *(reverse("manifest-detail", args=[manifest_id]) for manifest_id in cited),
     ]
 
 

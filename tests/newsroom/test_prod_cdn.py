@@ -100,6 +100,11 @@ def test_correcting_unpublishing_and_publishing_a_story_purge_its_pages_after_th
         f"https://news.example/n/{demo.newsroom.slug}/feed.json",
         f"https://news.example/editions/{demo.edition_id}/",
     }
+    # each cited source's page lists the story: an unpublished story must leave them too
+    sources = {
+        f"https://news.example/manifests/{manifest_id}/"
+        for manifest_id in ("1792043738156041460", "1792066118701135431", "1792067182956183080", "1792095901600389209")
+    }
     for event in (
         lambda: actions.record_correction(story=demo, text="The date was wrong.", kind="correction"),
         lambda: actions.unpublish_story(story=demo, reason="legal"),
@@ -110,7 +115,7 @@ def test_correcting_unpublishing_and_publishing_a_story_purge_its_pages_after_th
             event()
             assert endpoint.received == []  # nothing before the commit
         [call] = endpoint.received
-        assert story_pages(demo) | lists <= set(call["body"]["urls"])
+        assert story_pages(demo) | lists | sources <= set(call["body"]["urls"])
 
 
 @pytest.mark.django_db

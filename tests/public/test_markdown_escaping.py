@@ -151,3 +151,15 @@ def test_a_source_url_stays_inside_its_link(seed_doc, url):
     href = links[0].attrs["href"]
     assert href.startswith("https://s.example/")
     assert not any(c in href for c in ' ()<>\\"')
+
+
+def test_the_newsroom_title_in_the_byline_is_text(seed_doc):
+    """A newsroom's title is text the desk typed: no reader of index.md renders it as HTML
+    or markup."""
+    d = copy.deepcopy(seed_doc)
+    d["newsroom_title"] = "Desk <img src=x onerror=alert(3)> *bold*"
+    md = renderings.to_markdown(d)
+    byline = next(line for line in md.splitlines() if "Desk" in line)
+    tokens = MarkdownIt("commonmark", {"html": True}).parseInline(byline)[0].children
+    assert not [t for t in tokens if t.type in ("html_inline", "em_open", "strong_open")]
+    assert "Desk <img src=x onerror=alert(3)> *bold*" in _inline_text(tokens)
