@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.urls import reverse
+from markdown_it import MarkdownIt
 
 from public import markup
 from stories import desk
@@ -150,6 +151,42 @@ def _md_url(url: str) -> str:
     return quote(url, safe=_URL_SAFE)
 
 
+# How a CommonMark reader that renders raw HTML reads index.md (the site's renderer does not).
+_HTML_READER = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+_END = "endofparagraph0sentinel"
+
+
+def _html_in(tokens) -> bool:
+    return any(
+        t.type == "html_block" or (t.type == "inline" and any(c.type == "html_inline" for c in t.children or ()))
+        for t in tokens
+    )
+
+
+def _ends(text: str) -> bool:
+    """Whether what follows ``text`` in index.md is read on its own (no fence or HTML block of
+    the paragraph left open to swallow the sources and the disclosure)."""
+    tokens = _HTML_READER.parse(f"{text}\n\n{_END}")
+    return len(tokens) >= 2 and tokens[-2].type == "inline" and tokens[-2].content == _END
+
+
+def _md_paragraph(markdown: str) -> str:
+    """A paragraph's Markdown for index.md, read there as the site reads it. As written,
+    unless a reader that renders raw HTML would find HTML in it (the site shows it as text:
+    a tag, a comment that hides what follows), or it leaves a code fence open: then a fence
+    is closed, and a paragraph with HTML is given as its words, one escaped line."""
+    text = markdown.strip()
+    if "<" not in text and "`" not in text and "~" not in text:
+        return text  # nothing a reader could take for HTML, and no fence
+    if _html_in(_HTML_READER.parse(text)):
+        return _md_escape_line(markup.to_text(text))
+    if not _ends(text):
+        fences = [t for t in _HTML_READER.parse(text) if t.type == "fence"]
+        closed = f"{text}\n{fences[-1].markup}" if fences else text
+        text = closed if _ends(closed) else _md_escape_line(markup.to_text(text))
+    return text
+
+
 def _md_markers(cites: list[dict], numbers: dict[str, int]) -> str:
     seen = list(dict.fromkeys(c["manifest_id"] for c in cites))
     urls = {mid: settings.SITE_URL + reverse("manifest-detail", args=[mid]) for mid in seen}
@@ -187,7 +224,10 @@ def to_markdown(d: dict, provenance: Provenance = NO_PROVENANCE) -> str:
     for section in d["sections"]:
         out += [f"## {_md_escape_line(section['heading'])}", ""]
         for para in section["paragraphs"]:
-            out += [para["markdown"].strip() + _md_markers(para["cites"], numbers), ""]
+            body, markers = _md_paragraph(para["markdown"]), _md_markers(para["cites"], numbers)
+            if markers and ("`" in body or "~" in body) and not _ends(body + markers):
+                markers = "\n\n" + markers.lstrip()  # after a closing fence: a line of their own
+            out += [body + markers, ""]
     if d["unresolved"]:
         out += ["## Unresolved", ""] + [f"- {_md_escape_line(u)}" for u in d["unresolved"]] + [""]
     if d["manifests"]:

@@ -163,3 +163,52 @@ def test_the_newsroom_title_in_the_byline_is_text(seed_doc):
     tokens = MarkdownIt("commonmark", {"html": True}).parseInline(byline)[0].children
     assert not [t for t in tokens if t.type in ("html_inline", "em_open", "strong_open")]
     assert "Desk <img src=x onerror=alert(3)> *bold*" in _inline_text(tokens)
+
+
+HTML_READER = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+
+
+def _with_paragraph(seed_doc, markdown: str) -> str:
+    d = copy.deepcopy(seed_doc)
+    d["sections"] = d["sections"][:1]
+    d["sections"][0]["paragraphs"] = [{"markdown": markdown, "cites": d["sections"][0]["paragraphs"][0]["cites"]}]
+    return renderings.to_markdown(d)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "Para <img src=x onerror=alert(1)> and more.",
+        "Ends with an open comment\n\n<!--",
+        "<script>alert(1)</script>",
+        "- a list\n- with <b>bold</b> HTML",
+        "```\nan open fence",
+        "~~~\nanother open fence",
+    ],
+)
+def test_a_paragraph_cannot_hide_the_sources_or_show_html_to_a_reader_that_renders_it(seed_doc, markdown):
+    """The site shows raw HTML in a paragraph as text; index.md is read so by a reader that
+    renders HTML too, and no paragraph swallows the sources list or the disclosure."""
+    md = _with_paragraph(seed_doc, markdown)
+    tokens = HTML_READER.parse(md)
+    assert not [t for t in tokens if t.type == "html_block"]
+    assert not [c for t in tokens if t.type == "inline" for c in t.children or () if c.type == "html_inline"]
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert "Sources" in headings
+    assert any(t.type == "inline" and t.content.startswith("How this was checked") for t in tokens)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "Plain words, as most paragraphs are.",
+        "Some **strong**, _em_ and [a link](https://example.org) with `<code>` and ~~gone~~.",
+        "> a quote\n\n```\nclosed <fence>\n```",
+        "See <https://example.org/auto> for more.",
+    ],
+)
+def test_a_paragraph_without_html_is_copied_as_written(seed_doc, markdown):
+    md = _with_paragraph(seed_doc, markdown)
+    assert "\n" + markdown in md
+    tokens = HTML_READER.parse(md)
+    assert "Sources" in [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
