@@ -3,6 +3,7 @@ modules. Reads serve published content only; writes call the same functions as t
 and the commands (``stories.desk``, ``stories.actions``, ``manifests.formats``)."""
 
 from django.conf import settings
+from django.db import IntegrityError
 from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -379,6 +380,10 @@ class ManifestImportView(WriteView):
             return Response({"error": error}, status=status.HTTP_409_CONFLICT)
         except FormatError as exc:
             raise InvalidDocument.of(exc) from None
+        except IntegrityError:
+            # Another request stored one of these ids between our look-up and our write.
+            message = "a manifest of this document was stored by another request meanwhile (nothing written)"
+            return Response({"error": {"code": "conflict", "message": message}}, status=status.HTTP_409_CONFLICT)
         return Response(counts, status=status.HTTP_201_CREATED)
 
 

@@ -106,3 +106,19 @@ def test_a_submission_never_rewrites_a_stored_manifest(writer_api, demo, story_d
     response = writer_api.post("/api/v1/submissions/", doc, format="json")
     assert response.status_code == 201, response.content
     assert Manifest.objects.get(id=CITED_MANIFEST).title == before
+
+
+def test_a_manifest_stored_meanwhile_by_another_request_is_a_409(writer_api, monkeypatch):
+    """Two requests adding the same new id at once: both look it up before either writes.
+    The second to write is a 409 (not a server error), and nothing of it is written."""
+    from manifests import formats
+
+    assert writer_api.post(URL, document(NEW_MANIFEST), format="json").status_code == 201
+    monkeypatch.setattr(formats, "_plan", lambda entry, **kwargs: (None, []))  # the look-up saw none
+    other = {**copy.deepcopy(NEW_MANIFEST), "title": "Raced"}
+    other["claims"] = [{"claim_id": "1999000000000000003", "text": "A second claim.", "self_reported": False}]
+    response = writer_api.post(URL, document(other), format="json")
+    assert response.status_code == 409, response.content
+    assert response.json()["error"]["code"] == "conflict"
+    assert Manifest.objects.get(id=NEW_MANIFEST["manifest_id"]).title == "A new source"
+    assert not Claim.objects.filter(id="1999000000000000003").exists()
