@@ -79,6 +79,10 @@ def prose_units(doc: dict) -> list[tuple[str, str]]:
 # two versions gives it at most this many pairs in all; past them, a text's common beginning
 # and end are matched directly and its middle shows as one replaced block (``_opcodes``).
 MAX_DIFF_WORK = 1_000_000
+# difflib's own autojunk stays on: in a sequence of 200 items or more, an item that is more
+# than 1% of them (a JSON document's ``"cites": [``, the word "the") is not weighed as a
+# match. Weighing every repeat costs time that no count of pairs bounds (a thousand lines of
+# two repeated values took seconds within the budget).
 
 
 class DiffBudget:
@@ -96,13 +100,13 @@ class DiffBudget:
 
 
 def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
-    """``SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()`` while ``budget`` allows;
+    """``SequenceMatcher(a=a, b=b).get_opcodes()`` while ``budget`` allows;
     past it, the common beginning and end, and between them difflib's opcodes if the budget
     allows them, else one replaced block."""
     if a == b:  # what difflib finds, without weighing anything
         return [("equal", 0, len(a), 0, len(b))] if a else []
     if budget.take(a, b):
-        return difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+        return difflib.SequenceMatcher(a=a, b=b).get_opcodes()
     shorter = min(len(a), len(b))
     start = 0
     while start < shorter and a[start] == b[start]:
@@ -114,7 +118,7 @@ def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
     ops = [("equal", 0, start, 0, start)] if start else []
     middle_a, middle_b = a[start:a_end], b[start:b_end]
     if middle_a and middle_b and budget.take(middle_a, middle_b):
-        matcher = difflib.SequenceMatcher(a=middle_a, b=middle_b, autojunk=False)
+        matcher = difflib.SequenceMatcher(a=middle_a, b=middle_b)
         ops += [(op, i1 + start, i2 + start, j1 + start, j2 + start) for op, i1, i2, j1, j2 in matcher.get_opcodes()]
     elif middle_a or middle_b:
         op = "replace" if middle_a and middle_b else ("delete" if middle_a else "insert")

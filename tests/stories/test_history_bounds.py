@@ -38,7 +38,7 @@ def _sides(ops: list[dict]) -> tuple[str, str]:
 def _difflib_word_diff(old: str, new: str) -> list[dict]:
     a, b = old.split(), new.split()
     out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b).get_opcodes():
         if op == "equal":
             out.append({"op": "eq", "text": " ".join(a[i1:i2])})
             continue
@@ -65,6 +65,17 @@ def test_an_edit_inside_a_long_paragraph_still_shows_what_stayed(weighed):
     assert sum(weighed) <= WORK
     assert [o["op"] for o in ops] == ["eq", "del", "ins", "eq"]
     assert (ops[1]["text"], ops[2]["text"]) == ("x", "y")
+
+
+def test_repeated_words_within_the_bound_are_compared_in_bounded_work(weighed):
+    """A thousand by a thousand words of two repeated values: within the bound of pairs, and
+    difflib does not weigh each repeat against every other (which took seconds and made a
+    diff of a thousand pieces): the repeats are junk, and the diff is a handful of pieces."""
+    old, new = " ".join(["x", "y"] * 500), " ".join(["x", "z"] * 500)
+    ops = word_diff(old, new)
+    assert sum(weighed) <= WORK
+    assert _sides(ops) == (old, new)
+    assert len(ops) <= 3
 
 
 def test_ordinary_paragraphs_are_diffed_as_difflib_diffs_them(weighed):
