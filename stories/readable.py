@@ -133,7 +133,9 @@ def _lookalikes() -> tuple[dict[int, str], re.Pattern]:
         if len(char) == 1 and not char.isascii() and char.isalpha():
             for glyph in glyphs:
                 if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalpha():
-                    table[ord(char)] = glyph["c"]
+                    # UTS #39 draws every capital I ("Ι", "І") as "l", its prototype: a capital
+                    # is read as the capital it looks like ("FAІLED" is "FAILED").
+                    table[ord(char)] = "I" if glyph["c"] == "l" and char.isupper() else glyph["c"]
                     break
     return table, re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(table)) + "]")
 

@@ -208,6 +208,7 @@ def test_letters_drawn_as_latin_ones_are_read_as_those():
     assert read == "ProgAgent-14B reached 30.7%"
     assert figures(read) == [("30.7%", "30.7%")]
     assert visible("na\u00efv\u0435 caf\u00e9") == "na\u00efve caf\u00e9"  # Latin letters of their own stay
+    assert visible("FA\u0406LED, \u0391\u0399") == "FAILED, AI"  # capitals drawn as "I" are "I"
 
 
 def test_text_in_other_scripts_reads_as_written():
