@@ -203,8 +203,12 @@ def public_rubric(rubric: dict | None) -> dict | None:
     def shown(f: dict) -> dict:
         if f["story_id"] in public:
             return f
-        rest = f.get("message", "").partition(" is a near-duplicate")
-        message = "a story not published now" + (rest[1] + rest[2] if rest[1] else "")
+        # Rebuilt from the structured fields: nothing of the message's own wording before
+        # them (where the hidden headline stands) is kept.
+        named = f"story {f['story_id']} ({f.get('headline', '')!r}, edition {f.get('edition', '')})"
+        message = f.get("message", "")
+        rest = message[len(named) :] if message.startswith(named) else " is a near-duplicate"
+        message = "a story not published now" + rest
         return {k: v for k, v in f.items() if k not in ("story_id", "headline", "edition")} | {"message": message}
 
     return {

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
@@ -199,6 +200,42 @@ def story_page_urls(story) -> list[str]:
     ]
 
 
+def naming_story_ids(story_id: str) -> list[str]:
+    """The published stories whose recorded checks name ``story_id`` (``not_a_repeat``'s
+    near-duplicate finding, kept in a failed rubric): their public record names it only while
+    it is published (``public.presenters.public_rubric``)."""
+    from .models import CheckResult, Story
+
+    return list(
+        CheckResult.objects.filter(
+            passed=False, story__status=Story.Status.PUBLISHED, rubric__contains=f'"story_id": "{story_id}"'
+        )
+        .exclude(story_id=story_id)
+        .order_by()
+        .values_list("story_id", flat=True)
+        .distinct()
+    )
+
+
+def story_pulled(sender, story, **kwargs):
+    """Once an unpublish commits, the renderings of the stories whose record names the pulled
+    story are made again (their sources' generation moves; a CDN purges them), so that none
+    keeps its id or headline from the cache. Unpublishing is rare, and the look-up reads
+    only failed rubrics of published stories."""
+
+    def refresh():
+        naming = naming_story_ids(story.pk)
+        for story_id in naming:
+            bump(story_sources_key(story_id))
+        if naming and settings.CDN_PURGE_URL:
+            from .models import Story
+
+            for other in Story.objects.filter(pk__in=naming).select_related("newsroom"):
+                cdn.purge(story_page_urls(other)[:5])  # its renderings
+
+    transaction.on_commit(refresh)
+
+
 def purge_story_pages(sender, story, **kwargs):
     """Sent inside the action's transaction: the purge goes out once it commits, so the CDN
     cannot fetch the page again from before the change."""
@@ -211,6 +248,7 @@ def connect():
         signal.connect(story_changed, dispatch_uid=f"stories.cache.{id(signal)}")
     for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected):
         signal.connect(purge_story_pages, dispatch_uid=f"stories.cache.cdn.{id(signal)}")
+    signals.story_unpublished.connect(story_pulled, dispatch_uid="stories.cache.pulled")
     from .models import Story
 
     post_save.connect(story_saved, sender=Story, dispatch_uid="stories.cache.save.Story")

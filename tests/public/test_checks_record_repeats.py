@@ -48,3 +48,33 @@ def test_the_record_no_longer_names_a_story_that_was_pulled(client, demo, repeat
     assert demo.headline not in page and f"story {demo.pk}" not in page
     story_page = client.get(repeat.path).content.decode()
     assert demo.headline not in story_page
+
+
+def test_a_record_rendered_before_the_story_was_pulled_is_made_again(
+    client, demo, repeat, editor, django_capture_on_commit_callbacks
+):
+    """The record was rendered (and kept) while the repeated story was published: pulling
+    that story moves the generation of every rendering that names it."""
+    url = f"/stories/{repeat.edition_id[:10]}/{repeat.slug}/checks.json"
+    assert demo.headline in client.get(url).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.unpublish_story(story=demo, user=editor, reason="Legal: withdrawn.")
+    body = client.get(url).content.decode()
+    assert demo.headline not in body and f"story {demo.pk}" not in body
+    assert client.get(repeat.path).status_code == 200
+
+
+def test_a_headline_that_reads_like_the_message_leaves_nothing_of_itself():
+    from public.presenters import public_rubric
+
+    headline = "Minister X is a near-duplicate of nothing: secret settlement with Y"
+    finding = {
+        "severity": "error",
+        "message": f"story 424242 ({headline!r}, edition 2026-10-16T00) is a near-duplicate: text similarity 0.98",
+        "story_id": "424242",
+        "headline": headline,
+        "edition": "2026-10-16T00",
+    }
+    shown = public_rubric({"criteria": [{"name": "not_a_repeat", "passed": False, "findings": [finding]}]})
+    [found] = shown["criteria"][0]["findings"]
+    assert found["message"] == "a story not published now is a near-duplicate: text similarity 0.98"
