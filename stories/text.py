@@ -364,7 +364,7 @@ def name_key(name: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(name))
 
 
-MAX_NAME_RUN = 8  # a name of more words is stated when each run of this many of its words is
+MAX_NAME_RUN = 8  # a name of more words is found from where its runs of this many words stand
 
 
 class NameIndex:
@@ -382,6 +382,7 @@ class NameIndex:
         self._padded = f" {key} " if len(key) <= self.SEARCHED else None
         self._words = key.split() if self._padded is None else []
         self._runs: dict[int, set[str]] = {}
+        self._starts: dict[str, list[int]] | None = None
 
     def _of(self, k: int) -> set[str]:
         runs = self._runs.get(k)
@@ -396,8 +397,22 @@ class NameIndex:
             return False  # not a run of words (as " key " is never in a text of single spaces)
         if len(words) <= MAX_NAME_RUN:
             return key in self._of(len(words))
-        runs = self._of(MAX_NAME_RUN)
-        return all(" ".join(words[i : i + MAX_NAME_RUN]) in runs for i in range(len(words) - MAX_NAME_RUN + 1))
+        # A longer name: where each of its runs of MAX_NAME_RUN words stands, the rarest run
+        # anchors it, and the text's words there are compared with the name's.
+        chunks = [(o, " ".join(words[o : o + MAX_NAME_RUN])) for o in range(0, len(words) - MAX_NAME_RUN + 1, 4)]
+        chunks.append((len(words) - MAX_NAME_RUN, " ".join(words[-MAX_NAME_RUN:])))
+        where = self._where()
+        offset, anchor = min(chunks, key=lambda c: len(where.get(c[1], ())))
+        text, k = self._words, len(words)
+        return any(text[p - offset : p - offset + k] == words for p in where.get(anchor, ()) if p >= offset)
+
+    def _where(self) -> dict[str, list[int]]:
+        """Where each run of ``MAX_NAME_RUN`` words of the text starts, made once."""
+        if self._starts is None:
+            words, self._starts = self._words, {}
+            for i in range(len(words) - MAX_NAME_RUN + 1):
+                self._starts.setdefault(" ".join(words[i : i + MAX_NAME_RUN]), []).append(i)
+        return self._starts
 
     def states(self, name: str) -> bool:
         if self._padded is not None:

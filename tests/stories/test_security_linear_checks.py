@@ -170,7 +170,12 @@ def test_the_index_of_a_text_states_what_a_search_of_it_does():
         index = NameIndex(text)
         assert index._padded is None or len(text) <= NameIndex.SEARCHED
         for _ in range(20):
-            name = " ".join(rng.choice(vocabulary).upper() for _ in range(rng.randint(1, 4)))
+            words = text.split()
+            if words and rng.random() < 0.5:  # a run of the text itself, up to twelve words
+                start = rng.randrange(len(words))
+                name = " ".join(words[start : start + rng.randint(1, 12)]).upper()
+            else:
+                name = " ".join(rng.choice(vocabulary).upper() for _ in range(rng.randint(1, 12)))
             if rng.random() < 0.3:
                 name += "s"
             if len(text) > NameIndex.SEARCHED:
@@ -178,6 +183,10 @@ def test_the_index_of_a_text_states_what_a_search_of_it_does():
     long_name = " ".join(f"w{i}" for i in range(12))
     assert NameIndex(("x " * 3000) + long_name).states(long_name)
     assert not NameIndex(("x " * 3000) + long_name.replace("w5", "q5")).states(long_name)
+    # every run of eight of its words is in the text, but never all twelve together
+    apart = " ".join(f"w{i}" for i in range(8)) + " | " + " ".join(f"w{i}" for i in range(4, 12))
+    assert not NameIndex(("x " * 3000) + apart).states(long_name)
+    assert NameIndex(("x " * 3000) + apart + " " + long_name + "s").states(long_name + "s")
 
 
 def test_a_long_claim_with_invisible_characters_is_cleaned_once_a_run(
