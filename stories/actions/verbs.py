@@ -67,7 +67,13 @@ def save_story(
 
 
 def publish_story(
-    *, story: Story, user=None, override_reason: str = "", at=None, reviewed_version: int | None = None
+    *,
+    story: Story,
+    user=None,
+    override_reason: str = "",
+    at=None,
+    reviewed_version: int | None = None,
+    scheduled_by=None,
 ) -> Story:
     """Run the checks and publish when they pass. An editor with ``stories.override_checks``
     may publish a failing story by giving ``override_reason`` (recorded in the audit row).
@@ -79,6 +85,10 @@ def publish_story(
 
     When the checks fail (and there is no override) the rubric is still recorded, so the
     editor sees why, and ``ChecksFailed`` (carrying the ``CheckResult``) is raised.
+
+    ``scheduled_by`` (a time: the scheduler's run) publishes the story only if, under its
+    lock, it is still scheduled for that time or earlier: an editor who cancelled or moved
+    the schedule after the scheduler listed the story is not overruled (``ActionError``).
     """
     from stories.checks import check_and_record  # the checks import the desk, not the actions
 
@@ -92,6 +102,10 @@ def publish_story(
         refuse_pending_draft(story)
         if story.status == Story.Status.PUBLISHED:
             raise ActionError("the story is already published")
+        if scheduled_by is not None and (
+            story.status != Story.Status.SCHEDULED or story.scheduled_for is None or story.scheduled_for > scheduled_by
+        ):
+            raise ActionError("the story is no longer scheduled for now: its schedule was cancelled or moved")
         if reason:
             refuse_unreviewed(story, reviewed_version)
         result = check_and_record(story)

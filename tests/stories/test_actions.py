@@ -207,6 +207,34 @@ def test_publish_scheduled_publishes_due_stories_only(draft, editor, demo):
     assert AuditEntry.objects.filter(story=story, action="publish", user=None).exists()
 
 
+@pytest.mark.parametrize("change", ["cancelled", "moved later"])
+def test_publish_scheduled_does_not_overrule_an_editor_who_changed_the_schedule_meanwhile(
+    draft, editor, demo, monkeypatch, change
+):
+    """The scheduler lists the due stories, then an editor cancels (or moves) one before the
+    scheduler reaches it: the editor's decision stands."""
+    actions.schedule_story(story=draft, user=editor, when=timezone.now() + dt.timedelta(hours=1))
+    Story.objects.filter(pk=draft.pk).update(scheduled_for=timezone.now() - dt.timedelta(minutes=1))
+    real = actions.publish_story
+
+    def editor_first(*, story, **kwargs):
+        if change == "cancelled":
+            actions.cancel_schedule(story=story, user=editor, reason="not today: legal review")
+        else:
+            Story.objects.filter(pk=story.pk).update(scheduled_for=timezone.now() + dt.timedelta(days=1))
+        return real(story=story, **kwargs)
+
+    monkeypatch.setattr(actions, "publish_story", editor_first)
+    published_before = AuditEntry.objects.filter(story_id=draft.pk, action="publish").count()
+    err = io.StringIO()
+    call_command("publish_scheduled", stdout=io.StringIO(), stderr=err)
+    story = Story.objects.get(pk=draft.pk)
+    assert not story.is_published
+    assert story.status == (Story.Status.DRAFT if change == "cancelled" else Story.Status.SCHEDULED)
+    assert "no longer scheduled for now" in err.getvalue()
+    assert AuditEntry.objects.filter(story=story, action="publish").count() == published_before
+
+
 def test_publish_scheduled_sends_a_failing_story_back_to_draft(uncited_draft, editor):
     actions.schedule_story(story=uncited_draft, user=editor, when=timezone.now() + dt.timedelta(hours=1))
     Story.objects.filter(pk=uncited_draft.pk).update(scheduled_for=timezone.now() - dt.timedelta(minutes=1))

@@ -14,13 +14,14 @@ class Command(BaseCommand):
     )
 
     def handle(self, **options):
-        due = Story.objects.filter(status=Story.Status.SCHEDULED, scheduled_for__lte=timezone.now()).order_by(
+        now = timezone.now()
+        due = Story.objects.filter(status=Story.Status.SCHEDULED, scheduled_for__lte=now).order_by(
             "scheduled_for", "id"
         )
         published = failed = 0
         for story in due:
             try:
-                actions.publish_story(story=story)
+                actions.publish_story(story=story, scheduled_by=now)  # unless cancelled or moved since
             except actions.ChecksFailed as exc:
                 failed += 1
                 # Back to draft, so that it is not retried every minute and an editor sees why.
