@@ -241,7 +241,9 @@ def discard_changes(*, draft: Story, user=None, reason: str = "") -> Story:
     story). The live story is untouched; the audit row is kept on it. Returns the live story."""
     with transaction.atomic():
         live, draft = _live_and_draft(draft)
-        if not can_edit(user, live):
+        # An editor's call whatever the live story's status now (a Writer may edit a story
+        # taken down, not throw away the changes and their record).
+        if user is None or not user.has_perm("stories.publish_story") or not can_edit(user, live):
             raise PermissionDenied(f"{user} may not discard the changes of a live story")
         AuditEntry.objects.create(
             story=live,

@@ -152,7 +152,7 @@ def publish_changes(model_admin, request, object_id):
 def discard_changes(model_admin, request, object_id):
     draft = _pending_or_404(model_admin, request, object_id)
     live = draft.draft_of
-    if not actions.can_edit(request.user, live):
+    if not (request.user.has_perm("stories.publish_story") and actions.can_edit(request.user, live)):
         return _forbidden(model_admin, request, draft, "Only an editor may discard the changes of a live story.")
     form = ReasonForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():

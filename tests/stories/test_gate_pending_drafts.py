@@ -362,3 +362,18 @@ def test_pending_changes_are_not_exported(demo, editor):
     out = StringIO()
     call_command("export_stories", stdout=out)
     assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == [demo.pk]
+
+
+def test_a_writer_may_not_discard_pending_changes_even_once_the_story_is_taken_down(demo, editor, writer):
+    """Discarding is an editor's call whatever the live story's status: a Writer who may edit
+    a story taken down may not throw away its pending changes and their record."""
+    pending = drafts.start_changes(story=demo, user=editor)
+    actions.save_story(story=pending, user=editor, write=lambda: None)
+    actions.unpublish_story(story=demo, user=editor, reason="Held for legal review.")
+    response = client_for(writer).post(f"/admin/stories/story/{pending.pk}/discard-changes/", {"reason": "x"})
+    assert response.status_code == 403
+    with pytest.raises(PermissionDenied):
+        drafts.discard_changes(draft=pending, user=writer)
+    assert Story.objects.filter(pk=pending.pk).exists()
+    drafts.discard_changes(draft=pending, user=editor, reason="Not needed.")
+    assert not Story.objects.filter(pk=pending.pk).exists()
