@@ -4,7 +4,7 @@ results and fingerprint."""
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models import Exists, OuterRef, Prefetch, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
 
 from newsroom.fields import OrderedJSONField
 
@@ -176,8 +176,15 @@ def live_entries_prefetch() -> Prefetch:
         .order_by("-version", "-created_at", "-id")
         .values("rubric")[:1]
     )
+    # A person edited the story: an edit of it, or published changes whose text people
+    # wrote (their edits were recorded on the pending draft, which goes once published).
+    changes_by_people = Q(action=AuditAction.PUBLISH_CHANGES, details__contains='"text_changed": true') & ~Q(
+        details__contains='"edited_by": []'
+    )
     edited = AuditEntry.objects.filter(
-        story=OuterRef("story"), action=AuditAction.EDIT, user__isnull=False, created_at__lte=OuterRef("created_at")
+        Q(action=AuditAction.EDIT, user__isnull=False) | changes_by_people,
+        story=OuterRef("story"),
+        created_at__lte=OuterRef("created_at"),
     )
     entries = (
         AuditEntry.objects.filter(action__in=LIVE_ACTIONS)

@@ -377,3 +377,21 @@ def test_a_writer_may_not_discard_pending_changes_even_once_the_story_is_taken_d
     assert Story.objects.filter(pk=pending.pk).exists()
     drafts.discard_changes(draft=pending, user=editor, reason="Not needed.")
     assert not Story.objects.filter(pk=pending.pk).exists()
+
+
+def test_changes_people_wrote_make_the_disclosure_say_so(demo, writer, editor):
+    """A Writer rewrites a paragraph of the agent's live story in its pending changes; an
+    editor publishes them: the disclosure says people revised it and names the editor."""
+    from stories import desk
+
+    editor.first_name, editor.last_name = "Edna", "Mode"
+    editor.save()
+    assert "revised by people" not in desk.export_story(Story.objects.with_everything().get(pk=demo.pk))["disclosure"]
+    pending = drafts.start_changes(story=demo, user=writer)
+    paragraph = Paragraph.objects.filter(section__story=pending).order_by("section__position", "position").first()
+    paragraph.markdown += " This sentence was written by a person."
+    paragraph.save()
+    actions.save_story(story=pending, user=writer, write=lambda: None)
+    drafts.publish_changes(draft=pending, user=editor)
+    disclosure = desk.export_story(Story.objects.with_everything().get(pk=demo.pk))["disclosure"]
+    assert "revised by people" in disclosure and "Edna Mode took editorial responsibility" in disclosure
