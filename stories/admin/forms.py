@@ -148,6 +148,8 @@ class StoryAdminForm(StoryVersionForm):
     def clean(self):
         cleaned = super().clean()
         beat, newsroom = cleaned.get("beat"), cleaned.get("newsroom")
+        if newsroom is None and "newsroom" not in self.fields:
+            newsroom = self.instance.newsroom if self.instance.newsroom_id else None  # read-only: the story's own
         if beat is not None and newsroom is not None and beat.newsroom_id != newsroom.pk:
             self.add_error("beat", f"The beat {beat} belongs to another newsroom than {newsroom}.")
         if "slug" in self.fields and not cleaned.get("slug") and "slug" not in self.errors:

@@ -395,3 +395,19 @@ def test_changes_people_wrote_make_the_disclosure_say_so(demo, writer, editor):
     drafts.publish_changes(draft=pending, user=editor)
     disclosure = desk.export_story(Story.objects.with_everything().get(pk=demo.pk))["disclosure"]
     assert "revised by people" in disclosure and "Edna Mode took editorial responsibility" in disclosure
+
+
+def test_pending_changes_may_not_take_a_beat_of_another_newsroom(demo, writer):
+    """The newsroom of pending changes is the live story's (read-only on their form): a beat
+    of another newsroom is refused as on any draft, and nothing is saved."""
+    from newsroom.models import Beat, Newsroom
+
+    foreign = Beat.objects.create(newsroom=Newsroom.objects.create(slug="other-room", title="Other"), slug="foreign")
+    pending = drafts.start_changes(story=demo, user=writer)
+    key = client_for(writer)
+    data = form_data(key.get(change_url(pending)))
+    data["beat"] = str(foreign.pk)
+    response = key.post(change_url(pending), data)
+    assert response.status_code == 200
+    assert "belongs to another newsroom" in unescape(response.content.decode())
+    assert Story.objects.get(pk=pending.pk).beat_id != foreign.pk
