@@ -15,11 +15,17 @@ from django.db import connection
 from .models import Paragraph, Section, Story, StorySearch
 
 
-def _sql() -> tuple[str, str]:
+def _sql() -> str:
+    """One statement: drop the documents of the stories that are not published, and write
+    (or rewrite) those of the stories that are."""
     search, story = StorySearch._meta.db_table, Story._meta.db_table
     section, paragraph = Section._meta.db_table, Paragraph._meta.db_table
     published = Story.Status.PUBLISHED
-    upsert = f"""
+    return f"""
+        WITH dropped AS (
+            DELETE FROM {search} d USING {story} s
+            WHERE d.story_id = s.id AND s.id = ANY(%(ids)s) AND s.status <> '{published}'
+        )
         INSERT INTO {search} (story_id, document)
         SELECT s.id,
                setweight(to_tsvector('english', s.headline), 'A')
@@ -35,23 +41,16 @@ def _sql() -> tuple[str, str]:
         WHERE s.id = ANY(%(ids)s) AND s.status = '{published}'
         ON CONFLICT (story_id) DO UPDATE SET document = EXCLUDED.document
     """
-    drop = f"""
-        DELETE FROM {search} d USING {story} s
-        WHERE d.story_id = s.id AND s.id = ANY(%(ids)s) AND s.status <> '{published}'
-    """
-    return upsert, drop
 
 
 def refresh(ids) -> None:
     """Rewrite the search documents of the stories ``ids`` as they are stored now (call in
-    the action's transaction, after its writes)."""
+    the action's transaction, after its writes): one statement."""
     ids = list(dict.fromkeys(ids))
     if not ids or connection.vendor != "postgresql":
         return
-    upsert, drop = _sql()
     with connection.cursor() as cursor:
-        cursor.execute(upsert, {"ids": ids})
-        cursor.execute(drop, {"ids": ids})
+        cursor.execute(_sql(), {"ids": ids})
 
 
 def refresh_all(batch: int = 5000) -> int:
