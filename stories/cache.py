@@ -236,11 +236,13 @@ def story_pulled(sender, story, **kwargs):
     transaction.on_commit(refresh)
 
 
-def purge_story_pages(sender, story, **kwargs):
+def purge_story_pages(sender, story, uncited=(), **kwargs):
     """Sent inside the action's transaction: the purge goes out once it commits, so the CDN
-    cannot fetch the page again from before the change."""
+    cannot fetch the page again from before the change. ``uncited``: the manifests whose
+    cites published changes removed, whose pages listed the story until then."""
     if settings.CDN_PURGE_URL:
-        cdn.purge_on_commit(story_page_urls(story))
+        dropped = [reverse("manifest-detail", args=[manifest_id]) for manifest_id in uncited]
+        cdn.purge_on_commit([*story_page_urls(story), *dropped])
 
 
 def connect():

@@ -202,8 +202,10 @@ def publish_changes(
 
 
 def _apply(live: Story, draft: Story, user, result: CheckResult, *, reason: str) -> Story:
-    doc = _content_doc(draft)
-    changed_text = text_changed(_content_doc(live), doc)
+    doc, before = _content_doc(draft), _content_doc(live)
+    changed_text = text_changed(before, doc)
+    # The sources the live story stops citing: their pages list it until now.
+    uncited = sorted(set(desk.cited_manifest_ids(before)) - set(desk.cited_manifest_ids(doc)))
     editors = sorted({str(e.user) for e in AuditEntry.objects.filter(story=draft).select_related("user") if e.user_id})
     for field in CONTENT_FIELDS:
         setattr(live, field, getattr(draft, field))
@@ -230,7 +232,7 @@ def _apply(live: Story, draft: Story, user, result: CheckResult, *, reason: str)
     draft.delete()
     if loaded.status == Story.Status.PUBLISHED:
         # Caches, the CDN and partners follow a publication: the story they serve changed.
-        signals.story_published.send(sender=Story, story=loaded, user=user, changes=True)
+        signals.story_published.send(sender=Story, story=loaded, user=user, changes=True, uncited=uncited)
     else:
         signals.story_updated.send(sender=Story, story=loaded, user=user)
     return loaded

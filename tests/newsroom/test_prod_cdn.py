@@ -126,3 +126,34 @@ def test_story_events_purge_nothing_without_a_purge_url(endpoint, settings, demo
     with django_capture_on_commit_callbacks(execute=True):
         actions.record_correction(story=demo, text="The date was wrong.", kind="correction")
     assert endpoint.received == []
+
+
+@pytest.mark.django_db
+def test_published_changes_that_drop_a_source_purge_its_page_too(
+    endpoint, demo, editor, django_capture_on_commit_callbacks
+):
+    from django.db.models import Q
+
+    from stories import actions
+    from stories.actions import drafts
+    from stories.models import Cite, Story
+
+    dropped, kept = "1792043738156041460", "1792066118701135431"
+    draft = drafts.start_changes(story=demo, user=editor)
+    Cite.objects.filter(Q(paragraph__section__story=draft) | Q(key_fact__story=draft), manifest_id=dropped).delete()
+    draft = actions.save_story(story=draft, user=editor, write=lambda: None)
+    endpoint.received = []
+    with django_capture_on_commit_callbacks(execute=True):
+        live = drafts.publish_changes(
+            draft=Story.objects.get(pk=draft.pk),
+            user=editor,
+            override_reason="The source was withdrawn.",
+            reviewed_version=draft.version,
+        )
+        assert endpoint.received == []
+    assert not Cite.objects.citing(manifest=dropped).filter(story_id=live.pk).exists()
+    [call] = endpoint.received
+    urls = set(call["body"]["urls"])
+    # the page of the source no longer cited listed the story until now; the one still cited lists it still
+    assert {f"https://news.example/manifests/{dropped}/", f"https://news.example/manifests/{kept}/"} <= urls
+    assert story_pages(live) <= urls
