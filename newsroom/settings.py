@@ -268,6 +268,9 @@ MIDDLEWARE.insert(0, "newsroom.infra.middleware.RequestIdMiddleware")
 MIDDLEWARE.insert(1, "newsroom.infra.middleware.ContentSecurityPolicyMiddleware")
 MIDDLEWARE.insert(2, "newsroom.infra.middleware.HealthCheckMiddleware")
 MIDDLEWARE.insert(3, "newsroom.infra.middleware.PrimaryDatabaseMiddleware")
+# A warm story rendering's plain read is answered here, with the headers the rest of the
+# chain gave it (public/views/copies.py).
+MIDDLEWARE.insert(4, "public.views.copies.WholeCopies")
 
 # No inline script anywhere (the admin needs none). The API docs page (Swagger UI, served
 # from our own static files by drf-spectacular-sidecar) styles itself inline and starts a

@@ -11,6 +11,15 @@ default disk cache, one Redis ``GET``, or none within ``PAGE_LOCAL_TTL``) and no
 unpickling, hashing or header building. A command in another process moves the
 generation, so the next request anywhere takes the full path and makes a new copy.
 
+Once a copy's answer has gone out through the rest of the middleware, ``WholeCopies`` (early
+in ``MIDDLEWARE``) keeps every header it left with, and answers the next plain reads of it
+before the rest of the middleware and the URL resolver run: those add nothing a request of
+the same method, path, host and scheme would not get again (the security headers,
+``X-Frame-Options``, ``Content-Length``), and refuse nothing such a request could be refused
+for (the host is validated the same way; a query string, a conditional request and a
+configured ``DISALLOWED_USER_AGENTS`` take the whole way). The middleware outside it (the
+request id, the Content-Security-Policy) still runs for each request.
+
 Only reads are answered from a copy: a GET or HEAD without a query string (a conditional
 one gets the 304 or 412 the full path would give, from the copy's validators), on a host
 ``ALLOWED_HOSTS`` names literally (so ``Host`` headers under a wildcard cannot fill the
@@ -30,6 +39,7 @@ from functools import wraps
 from typing import NamedTuple
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.core.signals import setting_changed
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
@@ -50,6 +60,7 @@ class _Copy(NamedTuple):
     body: bytes
     last_modified: int | None  # the Last-Modified header as a timestamp, for conditionals
     made_at: float  # time.monotonic(): a copy lives no longer than the shared entry (PAGE_TTL)
+    whole: dict[str, str] | None = None  # every header of the answer as it left ``WholeCopies``
 
 
 # (path, host, https) -> the copy
@@ -130,18 +141,14 @@ def kept(view):
         # The signature covers the URI asked for: its path, host (as validated) and scheme.
         key = (request.path, request.get_host(), request.is_secure())
         copy = _copies.get(key)
-        if (
-            copy is not None
-            and current is not None
-            and copy.generation == current
-            and copy.keyid == keyid
-            and time.monotonic() - copy.made_at < PAGE_TTL
-        ):
+        if _fresh(copy, current, keyid):
             if any(name in meta for name in CONDITIONAL):
                 answer = _conditional(request, copy)
                 if answer is not None:
                     return answer
-            return HttpResponse(copy.body, headers=copy.headers)
+            response = HttpResponse(copy.body, headers=copy.headers)
+            response.kept_as = (key, copy)
+            return response
         response = view(request, *args, **kwargs)
         if (
             current is not None
@@ -156,6 +163,58 @@ def kept(view):
             last_modified = parse_http_date_safe(modified) if modified else None
             copy = _Copy(current, keyid, headers, response.content, last_modified, time.monotonic())
             _keep(key, copy)
+            response.kept_as = (key, copy)
         return response
 
     return wrapped
+
+
+def _fresh(copy: _Copy | None, current: str | None, keyid: str) -> bool:
+    return (
+        copy is not None
+        and current is not None
+        and copy.generation == current
+        and copy.keyid == keyid
+        and time.monotonic() - copy.made_at < PAGE_TTL
+    )
+
+
+class WholeCopies:
+    """Answers a plain (unconditional, query-less) GET or HEAD of a story rendering from this
+    worker's copy before the rest of the middleware runs, with every header the rest of the
+    chain gave that copy's answer; keeps those headers with the copy the first time its
+    answer passes on the way out. Belongs in ``MIDDLEWARE`` before every middleware whose
+    headers or refusals it stands in for (``SecurityMiddleware`` onwards)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        meta = request.META
+        if (
+            _copies
+            and request.method in ("GET", "HEAD")
+            and not meta.get("QUERY_STRING")
+            and not settings.DISALLOWED_USER_AGENTS
+            and not any(name in meta for name in CONDITIONAL)
+        ):
+            try:
+                key = (request.path, request.get_host(), request.is_secure())
+            except DisallowedHost:
+                key = None
+            copy = _copies.get(key) if key is not None else None
+            if (
+                copy is not None
+                and copy.whole is not None
+                and _fresh(copy, _current_generation(), keyring().keyid if copy.keyid else "")
+            ):
+                return HttpResponse(copy.body, headers=copy.whole)
+        response = self.get_response(request)
+        kept_as = getattr(response, "kept_as", None)
+        if kept_as is not None and request.method == "GET" and response.status_code == 200 and not response.cookies:
+            key, copy = kept_as
+            if copy.whole is None and response.content == copy.body:
+                with _lock:
+                    if _copies.get(key) is copy:
+                        _copies[key] = copy._replace(whole=dict(response.items()))
+        return response

@@ -235,3 +235,85 @@ def test_a_copy_lives_no_longer_than_the_shared_entry(client, url, monkeypatch):
     assert reads  # the full path was taken
     assert again.content == first.content
     assert copies._copies[(url, "testserver", False)].made_at == later
+
+
+@pytest.fixture
+def chain_calls(monkeypatch):
+    """How many requests reached the middleware after ``WholeCopies`` (CommonMiddleware's
+    request step: the host check, the user agents, the redirects)."""
+    from django.middleware.common import CommonMiddleware
+
+    calls = []
+    real = CommonMiddleware.process_request
+    monkeypatch.setattr(CommonMiddleware, "process_request", lambda self, r: calls.append(r.path) or real(self, r))
+    return calls
+
+
+@pytest.mark.parametrize("suffix", ["", "index.json", "index.md", "index.txt", "checks.json"])
+def test_a_copys_answer_is_then_given_before_the_rest_of_the_middleware_as_it_was(
+    client, url, suffix, chain_calls, cache_reads, django_assert_num_queries
+):
+    full = client.get(url + suffix)
+    from_copy = client.get(url + suffix)  # the view's copy, through every middleware
+    assert copies._copies[(url + suffix, "testserver", False)].whole is not None
+    calls = len(chain_calls)
+    cache_reads.clear()
+    with django_assert_num_queries(0):
+        whole = client.get(url + suffix)
+        head = client.head(url + suffix)
+    assert len(chain_calls) == calls  # answered before the rest of the chain
+    assert cache_reads == [[pagecache.generation_key("lists")]] * 2
+    for answer in (from_copy, whole):
+        assert answer.status_code == 200 and answer.content == full.content
+        # every header, in the same order; the request id is each request's own
+        assert [h for h in answer.items() if h[0] != "X-Request-ID"] == [
+            h for h in full.items() if h[0] != "X-Request-ID"
+        ]
+    assert whole["X-Request-ID"] not in (full["X-Request-ID"], from_copy["X-Request-ID"])
+    assert head.status_code == 200 and head.content == b""
+    assert [h for h in head.items() if h[0] != "X-Request-ID"] == [h for h in whole.items() if h[0] != "X-Request-ID"]
+
+
+def test_requests_the_rest_of_the_chain_would_treat_otherwise_take_the_whole_way(client, url, chain_calls, monkeypatch):
+    from django.conf import settings as live
+
+    first = client.get(url)
+    client.get(url)
+    calls = len(chain_calls)
+    assert client.get(url, HTTP_HOST="elsewhere.example").status_code == 400  # the host check
+    assert client.get(url + "?utm=x").status_code == 200
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert client.post(url).status_code in (403, 405)
+    assert len(chain_calls) == calls + 4
+    # Refused user agents are refused still (set as a deployment sets it: no settings signal,
+    # so the copies are kept).
+    monkeypatch.setattr(live, "DISALLOWED_USER_AGENTS", [__import__("re").compile("BadBot")])
+    assert copies._copies[(url, "testserver", False)].whole is not None
+    assert client.get(url, HTTP_USER_AGENT="BadBot/1.0").status_code == 403
+    monkeypatch.setattr(live, "DISALLOWED_USER_AGENTS", [])
+    assert client.get(url).content == first.content
+
+
+def test_a_change_retires_a_copys_whole_answer_on_the_next_request(client, url, seed_doc):
+    client.get(url)
+    client.get(url)
+    before = client.get(url)  # the whole answer
+    actions.import_story(desk.validate(dict(seed_doc, headline="A headline after the whole copy")), restore=True)
+    after = client.get(url)
+    assert b"A headline after the whole copy" in after.content
+    assert after["ETag"] != before["ETag"] and after["Content-Length"] == str(len(after.content))
+    assert copies._copies[(url, "testserver", False)].whole is not None
+    assert client.get(url).content == after.content
+
+
+def test_a_copy_made_under_another_signing_key_is_not_answered_early(client, url, chain_calls, monkeypatch):
+    first = client.get(url)
+    client.get(url)
+    assert copies._copies[(url, "testserver", False)].whole is not None
+    calls = len(chain_calls)
+    # The key in use is no longer the one the copy was signed with (a restart with a new key
+    # clears every copy anyway).
+    monkeypatch.setattr(copies, "keyring", lambda: type("Keyring", (), {"keyid": "another-key"})())
+    again = client.get(url)
+    assert len(chain_calls) == calls + 1  # the whole way
+    assert again.status_code == 200 and again.content == first.content
