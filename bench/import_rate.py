@@ -17,10 +17,13 @@ the import, and the peak), the CPU and peak resident set of the checks' worker p
 server must run on this machine), and the minor page faults of the importing process and of
 the workers (pages first touched, or copied after a fork). On a busy machine the wall rate
 mostly measures the wait for a core; the CPU figures do not. Run it with DEBUG off: with
-DEBUG on, Django keeps the SQL of recent queries.
+DEBUG on, Django keeps the SQL of recent queries. ``--phases`` also prints where the wall time
+went, batch by batch (``bench/import_phases.py``): the phases the importing process runs alone,
+those beside the checks' workers, and the commit.
 """
 
 import argparse
+import contextlib
 import io
 import multiprocessing
 import os
@@ -75,6 +78,9 @@ def main() -> None:
     )
     parser.add_argument("--per-day", type=int, default=100, help="varied: stories per edition day")
     parser.add_argument("--profile", type=Path, help="write cProfile stats of the import to this file")
+    parser.add_argument(
+        "--phases", action="store_true", help="time each batch's phases (bench/import_phases.py) and print them"
+    )
     args = parser.parse_args()
     if args.write:
         # In a child process: the generated manifests and claims it holds while it stores
@@ -102,10 +108,17 @@ def main() -> None:
 
         profiler = cProfile.Profile(time.process_time)  # CPU: on a busy machine wall time is the wait
         profiler.enable()
-    try:
-        call_command("import_stories", str(args.file), stderr=io.StringIO())
-    except CommandError as error:  # stories kept as drafts by the checks still count as imported
-        print(str(error)[:200], file=sys.stderr)
+    import import_phases  # bench/import_phases.py
+
+    tracing = import_phases.traced() if args.phases else contextlib.nullcontext()
+    started = time.perf_counter()
+    with tracing as batches:
+        try:
+            call_command("import_stories", str(args.file), stderr=io.StringIO())
+        except CommandError as error:  # stories kept as drafts by the checks still count as imported
+            print(str(error)[:200], file=sys.stderr)
+    if batches is not None:
+        print(import_phases.report(batches, started, time.perf_counter()), file=sys.stderr)
     wall, own, server, kids = (
         time.perf_counter() - wall0,
         resource.getrusage(resource.RUSAGE_SELF),
