@@ -63,7 +63,7 @@ class _Copy(NamedTuple):
     whole: dict[str, str] | None = None  # every header of the answer as it left ``WholeCopies``
 
 
-# (path, host, https) -> the copy
+# (path, host, https, path within the site) -> the copy
 _copies: OrderedDict[tuple, _Copy] = OrderedDict()
 _lock = threading.Lock()  # gthread workers share the table
 _bytes = 0  # the bodies' bytes in the table
@@ -138,8 +138,7 @@ def kept(view):
             return view(request, *args, **kwargs)
         current = _current_generation()
         keyid = keyring().keyid if is_signed else ""
-        # The signature covers the URI asked for: its path, host (as validated) and scheme.
-        key = (request.path, request.get_host(), request.is_secure())
+        key = _key(request)
         copy = _copies.get(key)
         if _fresh(copy, current, keyid):
             if any(name in meta for name in CONDITIONAL):
@@ -167,6 +166,13 @@ def kept(view):
         return response
 
     return wrapped
+
+
+def _key(request) -> tuple:
+    """A copy's key: the signature covers the URI asked for (its path, host as validated and
+    scheme), and the path within the site (``path_info``) is what the rest of the chain and
+    the URL resolver read, whatever mount point (``SCRIPT_NAME``) a server gives before it."""
+    return (request.path, request.get_host(), request.is_secure(), request.path_info)
 
 
 def _fresh(copy: _Copy | None, current: str | None, keyid: str) -> bool:
@@ -199,7 +205,7 @@ class WholeCopies:
             and not any(name in meta for name in CONDITIONAL)
         ):
             try:
-                key = (request.path, request.get_host(), request.is_secure())
+                key = _key(request)
             except DisallowedHost:
                 key = None
             copy = _copies.get(key) if key is not None else None

@@ -145,7 +145,7 @@ def test_a_query_string_is_neither_kept_nor_served_from_a_copy(client, url):
     first = client.get(url)
     with_query = client.get(url + "?x=1")
     assert with_query.status_code == 200 and with_query.content == first.content
-    assert list(copies._copies) == [(url, "testserver", False)]
+    assert list(copies._copies) == [(url, "testserver", False, url)]
     # The signature covers the URI asked for: the copy of the plain URL is not reused.
     assert with_query["Signature"] != first["Signature"]
 
@@ -212,7 +212,7 @@ def test_the_table_is_bounded_in_bytes_too(client, url, monkeypatch):
     assert copies._bytes == sum(len(c.body) for c in copies._copies.values()) <= copies.COPIES_BYTES
     monkeypatch.setattr(copies, "COPIES_BYTES", 10)  # a body larger than the budget is not kept
     client.get(url + "index.txt")
-    assert (url + "index.txt", "testserver", False) not in copies._copies
+    assert (url + "index.txt", "testserver", False, url + "index.txt") not in copies._copies
 
 
 def test_a_missing_page_keeps_no_copy(client, demo):
@@ -234,7 +234,7 @@ def test_a_copy_lives_no_longer_than_the_shared_entry(client, url, monkeypatch):
     again = client.get(url)
     assert reads  # the full path was taken
     assert again.content == first.content
-    assert copies._copies[(url, "testserver", False)].made_at == later
+    assert copies._copies[(url, "testserver", False, url)].made_at == later
 
 
 @pytest.fixture
@@ -255,7 +255,7 @@ def test_a_copys_answer_is_then_given_before_the_rest_of_the_middleware_as_it_wa
 ):
     full = client.get(url + suffix)
     from_copy = client.get(url + suffix)  # the view's copy, through every middleware
-    assert copies._copies[(url + suffix, "testserver", False)].whole is not None
+    assert copies._copies[(url + suffix, "testserver", False, url + suffix)].whole is not None
     calls = len(chain_calls)
     cache_reads.clear()
     with django_assert_num_queries(0):
@@ -288,7 +288,7 @@ def test_requests_the_rest_of_the_chain_would_treat_otherwise_take_the_whole_way
     # Refused user agents are refused still (set as a deployment sets it: no settings signal,
     # so the copies are kept).
     monkeypatch.setattr(live, "DISALLOWED_USER_AGENTS", [__import__("re").compile("BadBot")])
-    assert copies._copies[(url, "testserver", False)].whole is not None
+    assert copies._copies[(url, "testserver", False, url)].whole is not None
     assert client.get(url, HTTP_USER_AGENT="BadBot/1.0").status_code == 403
     monkeypatch.setattr(live, "DISALLOWED_USER_AGENTS", [])
     assert client.get(url).content == first.content
@@ -302,14 +302,14 @@ def test_a_change_retires_a_copys_whole_answer_on_the_next_request(client, url, 
     after = client.get(url)
     assert b"A headline after the whole copy" in after.content
     assert after["ETag"] != before["ETag"] and after["Content-Length"] == str(len(after.content))
-    assert copies._copies[(url, "testserver", False)].whole is not None
+    assert copies._copies[(url, "testserver", False, url)].whole is not None
     assert client.get(url).content == after.content
 
 
 def test_a_copy_made_under_another_signing_key_is_not_answered_early(client, url, chain_calls, monkeypatch):
     first = client.get(url)
     client.get(url)
-    assert copies._copies[(url, "testserver", False)].whole is not None
+    assert copies._copies[(url, "testserver", False, url)].whole is not None
     calls = len(chain_calls)
     # The key in use is no longer the one the copy was signed with (a restart with a new key
     # clears every copy anyway).
@@ -317,3 +317,16 @@ def test_a_copy_made_under_another_signing_key_is_not_answered_early(client, url
     again = client.get(url)
     assert len(chain_calls) == calls + 1  # the whole way
     assert again.status_code == 200 and again.content == first.content
+
+
+def test_a_mount_point_is_part_of_a_copys_key(client, url):
+    """The same full path split differently between the mount point (``SCRIPT_NAME``) and the
+    path within the site is another request: the rest of the chain and the resolver read the
+    latter."""
+    client.get(url)
+    client.get(url)  # a copy with its whole answer
+    tail = url[len("/stories") :]
+    assert client.get(tail, SCRIPT_NAME="/stories").status_code == 404  # as the full chain answers
+    client.get(url, SCRIPT_NAME="/x")
+    client.get(url, SCRIPT_NAME="/x")
+    assert client.get("/x" + url).status_code == 404
