@@ -257,7 +257,8 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
     DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
     DATABASE_REPLICAS.append(_alias)
 DATABASE_ROUTERS = ["newsroom.infra.db_router.PrimaryReplicaRouter"] if DATABASE_REPLICAS else []
-# After a write, that browser reads the primary for this long (replication lag headroom).
+# After a write, that browser reads the primary for this long (replication lag headroom); with
+# replicas, nothing read within this long of a change is cached (newsroom.infra.pagecache.settled).
 DATABASE_PIN_SECONDS = env.int("DATABASE_PIN_SECONDS", default=15)
 # Paths whose requests always use the primary (editors must see their own saves).
 DATABASE_PRIMARY_PATHS = env.list("DATABASE_PRIMARY_PATHS", default=["/admin/"])

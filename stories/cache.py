@@ -35,7 +35,7 @@ from django.urls import reverse
 
 from manifests.models import Claim, Manifest
 from newsroom.infra import cdn
-from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, bump, generation_key, read_generations
+from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, bump, generation_key, read_generations, settled
 from newsroom.models import SiteProfile
 
 from . import signals
@@ -160,8 +160,10 @@ def representations(rows, kind: str, render, profile: SiteProfile | None = None,
             # Under the generations read *before* loading: a change made meanwhile has moved
             # them on, so this entry is never used, rather than used while stale.
             gens = tuple(current[n] for n in story_generations(story.id))
-            new[_entry_key(kind, story.id, story.version, story.updated_at)] = (gens, body)
-        cache.set_many(new, PAGE_TTL)
+            if settled(*gens):  # read after the replicas have caught up with the change
+                new[_entry_key(kind, story.id, story.version, story.updated_at)] = (gens, body)
+        if new:
+            cache.set_many(new, PAGE_TTL)
     return out
 
 

@@ -34,7 +34,7 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from rest_framework import throttling
 
-from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, read_generations
+from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, read_generations, settled
 
 from . import keys, usage
 from .auth import PartnerRateThrottle, _parse
@@ -119,7 +119,7 @@ def answer(request, params: frozenset = frozenset()):
 def store(request, response, params: frozenset = frozenset()) -> None:
     """Keep a 200 answer of the full path for the next request to the same URL."""
     generation = getattr(request, "_api_generation", None)
-    if generation is None or response.status_code != 200 or not eligible(request, params):
+    if generation is None or not settled(generation) or response.status_code != 200 or not eligible(request, params):
         return
     auth = getattr(request, "auth", None)
     if not isinstance(auth, keys.ApiKey):

@@ -105,6 +105,26 @@ def remember_generation(name: str, value: str) -> None:
     _recent[name] = (value, time.monotonic())
 
 
+def settled(*generations) -> bool:
+    """Whether what was read under these generation values may be kept. With read replicas
+    (``DATABASE_REPLICAS``), a read just after a change may come from a replica that has not
+    replayed it yet: nothing read within ``DATABASE_PIN_SECONDS`` (the replicas' lag
+    headroom) of the change that moved a generation is kept under it; it is served, and
+    made again by the next request, until then. Without replicas everything is settled."""
+    from django.conf import settings
+
+    if not settings.DATABASE_REPLICAS:
+        return True
+    horizon = time.time() - settings.DATABASE_PIN_SECONDS
+    for value in generations:
+        try:
+            if float(value) > horizon:
+                return False
+        except (TypeError, ValueError):  # not a time (a cache that keeps nothing): nothing is kept anyway
+            continue
+    return True
+
+
 def make_etag(*parts) -> str:
     digest = hashlib.sha256("\x1f".join(str(p) for p in (CODE_VERSION, *parts)).encode()).hexdigest()[:32]
     return f'"{digest}"'
@@ -148,7 +168,12 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
             kept._mutable = False
             request.GET = kept
         query = request.GET.urlencode()
-        etag = make_etag("list", request.path + ("?" + query if query else ""), generation("lists"))
+        lists = generation("lists")
+        # A page read before the replicas have caught up is neither kept nor validated later.
+        keep = settled(lists)
+        etag = make_etag(
+            "list", request.path + ("?" + query if query else ""), lists, *(() if keep else ("unsettled",))
+        )
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:
             return not_modified
@@ -161,7 +186,8 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
                 response.render()
             if response.status_code != 200 or response.streaming:
                 return response
-            cache.set(f"page:{etag}", (response.content, response["Content-Type"]), LIST_TTL)
+            if keep:
+                cache.set(f"page:{etag}", (response.content, response["Content-Type"]), LIST_TTL)
         response["ETag"] = etag
         return response
 

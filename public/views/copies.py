@@ -45,7 +45,7 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
-from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_generation, stored_generation
+from newsroom.infra.pagecache import PAGE_TTL, recent_generation, remember_generation, settled, stored_generation
 from newsroom.infra.signing import keyring, named_host
 
 COPIES = 256
@@ -151,6 +151,7 @@ def kept(view):
         response = view(request, *args, **kwargs)
         if (
             current is not None
+            and settled(current)
             and request.method == "GET"
             and response.status_code == 200
             and not response.streaming

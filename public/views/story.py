@@ -34,6 +34,7 @@ from newsroom.infra.pagecache import (
     list_page,
     make_etag,
     public,
+    settled,
 )
 from newsroom.infra.prepared import Prepared
 from newsroom.models import SiteProfile
@@ -87,7 +88,11 @@ class _Lookup:
         profiles = _PROFILE.objects()
         self.profile = profiles[0] if profiles else SiteProfile.load()
         self.source_keys = story_generations(self.story.id)
-        self.sources_generation = "/".join(generation(k) for k in self.source_keys)
+        generations = [generation(k) for k in self.source_keys]
+        self.sources_generation = "/".join(generations)
+        # Sources read before the replicas have caught up with their change: an ETag that no
+        # later request (which reads them again) gives, so no stale copy is validated.
+        self.sources_settled = settled(*generations)
 
     @classmethod
     def of(cls, request, date, slug) -> _Lookup:
@@ -104,8 +109,16 @@ class _Lookup:
 
     def etag(self, fmt: str) -> str:
         s = self.story
+        unsettled = () if self.sources_settled else ("unsettled",)
         return make_etag(
-            "story", fmt, s.id, s.version, s.updated_at.isoformat(), self.profile_state(), self.sources_generation
+            "story",
+            fmt,
+            s.id,
+            s.version,
+            s.updated_at.isoformat(),
+            self.profile_state(),
+            self.sources_generation,
+            *unsettled,
         )
 
     def last_modified(self) -> dt.datetime:
@@ -212,7 +225,7 @@ def _story_view(fmt: str):
         lookup = _Lookup.of(request, date, slug)
         # On 304s too: a cache revalidating any rendering learns the canonical page.
         response["Link"] = f'<{lookup.story.url}>; rel="canonical"'
-        if response.status_code == 200 and request.method == "GET":
+        if response.status_code == 200 and request.method == "GET" and settled(request._story_generation):
             entry = {
                 "generation": request._story_generation,
                 "etag": lookup.etag(fmt),
