@@ -67,13 +67,15 @@ class _Copy(NamedTuple):
 _copies: OrderedDict[tuple, _Copy] = OrderedDict()
 _lock = threading.Lock()  # gthread workers share the table
 _bytes = 0  # the bodies' bytes in the table
+_paths: frozenset[str] = frozenset()  # the paths in the table: any other request passes ``WholeCopies`` at once
 
 
 def clear() -> None:
-    global _bytes
+    global _bytes, _paths
     with _lock:
         _copies.clear()
         _bytes = 0
+        _paths = frozenset()
 
 
 def _clear_on_change(**kwargs) -> None:
@@ -95,17 +97,17 @@ def _current_generation() -> str | None:
 
 
 def _keep(key: tuple, copy: _Copy) -> None:
-    global _bytes
+    global _bytes, _paths
     with _lock:
         old = _copies.pop(key, None)
         _bytes -= len(old.body) if old is not None else 0
-        if len(copy.body) > COPIES_BYTES:
-            return
-        _copies[key] = copy
-        _bytes += len(copy.body)
-        while len(_copies) > COPIES or _bytes > COPIES_BYTES:
-            _, evicted = _copies.popitem(last=False)
-            _bytes -= len(evicted.body)
+        if len(copy.body) <= COPIES_BYTES:
+            _copies[key] = copy
+            _bytes += len(copy.body)
+            while len(_copies) > COPIES or _bytes > COPIES_BYTES:
+                _, evicted = _copies.popitem(last=False)
+                _bytes -= len(evicted.body)
+        _paths = frozenset(k[0] for k in _copies)
 
 
 # What the full path's 304 carries (``condition``, the canonical link, ``public``).
@@ -199,7 +201,7 @@ class WholeCopies:
     def __call__(self, request):
         meta = request.META
         if (
-            _copies
+            request.path in _paths
             and request.method in ("GET", "HEAD")
             and not meta.get("QUERY_STRING")
             and not settings.DISALLOWED_USER_AGENTS

@@ -330,3 +330,16 @@ def test_a_mount_point_is_part_of_a_copys_key(client, url):
     client.get(url, SCRIPT_NAME="/x")
     client.get(url, SCRIPT_NAME="/x")
     assert client.get("/x" + url).status_code == 404
+
+
+def test_the_early_answer_looks_only_at_paths_in_the_table(client, url, monkeypatch):
+    monkeypatch.setattr(copies, "COPIES", 2)
+    for suffix in ("", "index.json", "index.md"):
+        client.get(url + suffix)
+    assert copies._paths == {key[0] for key in copies._copies} == {url + "index.json", url + "index.md"}
+    monkeypatch.setattr(copies, "COPIES_BYTES", 10)  # too large to keep: the old copy goes too
+    cache.set(pagecache.generation_key("lists"), "9999999999.000001", None)  # a change: the full path
+    client.get(url + "index.md")
+    assert copies._paths == {key[0] for key in copies._copies} == {url + "index.json"}
+    copies.clear()
+    assert copies._paths == frozenset()
