@@ -247,11 +247,21 @@ def purge_story_pages(sender, story, uncited=(), **kwargs):
         cdn.purge_on_commit([*story_page_urls(story), *dropped])
 
 
+def purge_updated_public_story(sender, story, was_public=False, uncited=(), **kwargs):
+    """``story_updated`` of a story that readers see, or saw until this change (a restored
+    backup written over it): its pages are purged as a publish purges them."""
+    from .models import Story
+
+    if story.status == Story.Status.PUBLISHED or was_public:
+        purge_story_pages(sender, story, uncited=uncited)
+
+
 def connect():
     for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected, signals.story_updated):
         signal.connect(story_changed, dispatch_uid=f"stories.cache.{id(signal)}")
     for signal in (signals.story_published, signals.story_unpublished, signals.story_corrected):
         signal.connect(purge_story_pages, dispatch_uid=f"stories.cache.cdn.{id(signal)}")
+    signals.story_updated.connect(purge_updated_public_story, dispatch_uid="stories.cache.cdn.updated")
     signals.story_unpublished.connect(story_pulled, dispatch_uid="stories.cache.pulled")
     from .models import Story
 

@@ -3,7 +3,9 @@ syndication outbox) write their rows atomically with the event. Receivers must n
 network I/O here; queue it (``transaction.on_commit`` or an outbox row).
 
 Every signal is sent with ``story`` (the Story, at its new version) and ``user``;
-``story_corrected`` also sends ``correction``.
+``story_corrected`` also sends ``correction``; ``story_updated`` of a restore written over
+a stored story sends ``was_public`` (readers saw the story until then) and ``uncited`` (the
+manifests it no longer cites).
 
 An action that changes many stories at once (the import's batch) sends their signals
 within ``sent_together()``: there ``batch_memo()`` is a dict that receivers may keep what

@@ -61,10 +61,15 @@ def save_document(
         if not restore and len(doc["corrections"]) > len(current["corrections"]):
             raise imported_corrections(story, len(doc["corrections"]) - len(current["corrections"]))
         outcome = "updated"
+        # What readers saw until now: a restore may change a published story, or take it
+        # down, and the pages that showed it (its sources' among them) are then purged.
+        was_public = loaded.status == Story.Status.PUBLISHED
+        uncited = sorted(set(cited_manifest_ids(current)) - set(cited_manifest_ids(doc)))
     else:
         story = Story(id=doc["id"]) if doc["id"] else Story()
         outcome = "created"
         current = {"corrections": []}
+        was_public, uncited = False, []
 
     # Only now that something will be written (an unchanged story has all of these already).
     newsroom, _ = Newsroom.objects.get_or_create(
@@ -98,7 +103,9 @@ def save_document(
                 corrected_at=corr["corrected_at"], kind=corr["kind"], text=corr["text"], created_by=user
             )
 
-    return ImportResult(commit(story, action=action, user=user, write=write), outcome)
+    return ImportResult(
+        commit(story, action=action, user=user, write=write, was_public=was_public, uncited=uncited), outcome
+    )
 
 
 def imported_corrections(story, count: int) -> DeskError:

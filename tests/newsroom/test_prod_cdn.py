@@ -157,3 +157,53 @@ def test_published_changes_that_drop_a_source_purge_its_page_too(
     # the page of the source no longer cited listed the story until now; the one still cited lists it still
     assert {f"https://news.example/manifests/{dropped}/", f"https://news.example/manifests/{kept}/"} <= urls
     assert story_pages(live) <= urls
+
+
+def without_source(doc: dict, manifest_id: str) -> dict:
+    """``doc`` with every cite of ``manifest_id`` left out (a unit left with none keeps no cite)."""
+    import copy
+
+    doc = copy.deepcopy(doc)
+    units = [*doc["key_facts"], *(p for section in doc["sections"] for p in section["paragraphs"])]
+    for unit in units:
+        unit["cites"] = [c for c in unit["cites"] if c["manifest_id"] != manifest_id]
+    return doc
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("published", [True, False], ids=["changed", "taken-down"])
+def test_a_restore_over_a_published_story_purges_its_pages_and_the_sources_it_drops(
+    endpoint, demo, seed_doc, published, django_capture_on_commit_callbacks
+):
+    from stories import actions, desk
+
+    dropped, kept = "1792043738156041460", "1792066118701135431"
+    doc = without_source(seed_doc, dropped)
+    doc["headline"] = "A headline restored from the backup"
+    if not published:
+        doc["published_at"] = None
+    endpoint.received = []
+    with django_capture_on_commit_callbacks(execute=True):
+        result = actions.import_story(desk.validate(doc), restore=True)
+        assert endpoint.received == []  # nothing before the commit
+    assert result.outcome == "updated"
+    assert result.story.is_published is published
+    [call] = endpoint.received
+    urls = set(call["body"]["urls"])
+    assert story_pages(result.story) <= urls
+    assert "https://news.example/" in urls  # the lists that showed it
+    assert {f"https://news.example/manifests/{dropped}/", f"https://news.example/manifests/{kept}/"} <= urls
+
+
+@pytest.mark.django_db
+def test_a_restore_of_a_draft_purges_nothing(endpoint, demo, seed_doc, django_capture_on_commit_callbacks):
+    from stories import actions, desk
+
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.unpublish_story(story=demo, reason="legal")
+    endpoint.received = []
+    doc = dict(seed_doc, headline="A draft's headline restored", published_at=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = actions.import_story(desk.validate(doc), restore=True)
+    assert result.outcome == "updated" and not result.story.is_published
+    assert endpoint.received == []
