@@ -110,6 +110,7 @@ def save_working(*, story: Story | None, payload: dict, base_version: int | None
 def _update(story: Story, payload: dict, base_version: int | None, *, user) -> Saved:
     mine = edited_fields(payload)
     opened = story
+    story = Story.objects.select_for_update().get(pk=story.pk)  # live or not, as it is now
     if is_live(story):
         if not actions.can_edit(user, None):
             raise PermissionDenied(f"{user} may not edit stories")
@@ -153,6 +154,7 @@ def restore(*, story: Story, version: int, user) -> Saved:
     if revision is None:
         raise Refused("version", f"there is no version {version} of this story")
     with transaction.atomic():
+        story = Story.objects.select_for_update().get(pk=story.pk)  # live or not, as it is now
         if is_live(story):
             if not actions.can_edit(user, None):
                 raise PermissionDenied(f"{user} may not edit stories")

@@ -60,6 +60,10 @@ def save_story(
     with transaction.atomic():
         if not creating:
             current = _locked(story)
+            if current.draft_of_id is None and current.status in (Story.Status.PUBLISHED, Story.Status.SCHEDULED):
+                # Decided on the locked row: a story that went live since the caller read it
+                # is not written over, unchecked (its content changes through pending changes).
+                raise PermissionDenied(f"story {current.pk} is {current.status}: edit its pending changes")
             if expected_version is not None and current.version != expected_version:
                 raise VersionConflict(current, expected_version)
             story.version = current.version
