@@ -62,11 +62,21 @@ def import_story(doc: dict, *, user=None, action: str = "import", restore: bool 
     the module's docstring). Creates the newsroom, beat and edition it names, and the
     manifests its cites need from its ``manifests`` list (with stub claims: by id, no text)."""
     resolve_references(doc, restore=restore)
-    live = None if restore else _live_story(doc)
     try:
         with transaction.atomic():
             result = save_document(doc, user=user, action="restore" if restore else action, restore=restore)
-            if live is not None and result.outcome != "unchanged":
+            # Read after the write, which locked the story's row and kept its state: a
+            # story published meanwhile is seen as live, and the write is rolled back.
+            live = None if restore or result.outcome == "unchanged" else _live_story(doc)
+            pending_of = result.story.draft_of_id
+            if not restore and pending_of is not None and doc["published_at"] is not None:
+                raise DeskError(
+                    "published_at",
+                    f"story {result.story.pk} holds the pending changes of story {pending_of}: they go live "
+                    "only with “Publish changes” in the desk, which runs the checks; import it without "
+                    "published_at to update them; nothing was written",
+                )
+            if live is not None:
                 # Readers would see the new text at once, unchecked: a live story changes
                 # only through its pending changes in the desk (or a restore).
                 raise DeskError(

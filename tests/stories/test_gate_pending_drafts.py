@@ -411,3 +411,24 @@ def test_pending_changes_may_not_take_a_beat_of_another_newsroom(demo, writer):
     assert response.status_code == 200
     assert "belongs to another newsroom" in unescape(response.content.decode())
     assert Story.objects.get(pk=pending.pk).beat_id != foreign.pk
+
+
+def test_an_import_asking_to_publish_pending_changes_is_refused_by_name_writing_nothing(
+    demo, editor, seed_doc, tmp_path
+):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    pending = drafts.start_changes(story=demo, user=editor)
+    Story.objects.filter(pk=pending.pk).update(slug="a-slug-of-the-pending-changes")  # the desk renamed it
+    doc = dict(seed_doc, id=pending.pk, slug="a-slug-of-the-pending-changes", headline="Published by a file")
+    path = tmp_path / "pending.jsonl"
+    path.write_text(json.dumps(doc) + "\n")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("import_stories", str(path), stdout=io.StringIO(), stderr=err)
+    assert f"line 1: published_at: story {pending.pk} holds the pending changes of story {demo.pk}" in err.getvalue()
+    assert Story.objects.get(pk=pending.pk).headline == demo.headline  # nothing written
+    assert not AuditEntry.objects.filter(story_id=pending.pk, action="import").exists()
+    assert Story.objects.get(pk=demo.pk).headline == demo.headline
