@@ -2,13 +2,14 @@
 a partner polling an answer that has not changed gets it without DRF's request wrapping,
 content negotiation, rendering and body hashing.
 
-Each 200 answer of those views is stored under its URL (the path, and the query parameters
-the view reads in a canonical order: ``FastReadMixin.fast_params``) with the ``lists``
-generation read before it was made (every story event, source edit and label change moves
-``lists``: ``stories.cache``), its ETag and its headers. The next request with a partner key
-for the same URL makes one cache round trip for the key, the client's block, the entry and
-the generation together (the key as plain values, ``keys.record_of``); when the entry is current it counts the request against the key's
-throttle and usage exactly as the full path does (``PartnerRateThrottle``,
+Each 200 answer of those views is stored under its URL (the scheme and host it was asked
+on, the path, and the query parameters the view reads in a canonical order:
+``FastReadMixin.fast_params``) with the ``lists`` generation read before it was made (every
+story event, source edit and label change moves ``lists``: ``stories.cache``), its ETag and
+its headers. The next request with a partner key for the same URL makes one cache round
+trip for the key, the client's block, the entry and the generation together (the key as
+plain values, ``keys.record_of``); when the entry is current it counts the request against
+the key's throttle and usage exactly as the full path does (``PartnerRateThrottle``,
 ``usage.record_use``) and answers from the entry (304 when the ETag or date matches).
 
 Anything else takes the full DRF path, which does every check itself and answers every
@@ -17,8 +18,13 @@ blocked client, a throttled key (the full path answers the 429), a ``format`` pa
 ``Accept`` asking for something other than plain JSON (``indent=``, another type), a HEAD
 or any other method, a query parameter the view does not read or one given twice (such an
 answer is not stored either: made-up parameters cannot fill the cache with copies of a
-page), no current entry. So the fast path can only answer what the full path
-would have answered, with the same body and headers.
+page), a host the site does not name (no answer is stored for it, ``named_host``: under a
+wildcard in ``ALLOWED_HOSTS``, ``Host: a.example``, ``Host: b.example``... cannot fill the
+cache with one entry per host either), no current entry. So the fast path can only answer
+what the full path would have answered, with the same body and headers. That includes the
+host: a page's ``next`` is an absolute URL on the scheme and host of the request that made
+it (``KeysetPagination.get_next_link``) and partners follow it with their key, so an answer
+is only served on the scheme and host it was made for.
 
 A response-level hook (a signature over the body, for instance) wraps the view returned by
 ``as_view()`` (``syndication/urls.py``) and so sees the answers of both paths alike.
@@ -35,6 +41,7 @@ from django.utils.cache import get_conditional_response
 from rest_framework import throttling
 
 from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, read_generations, settled
+from newsroom.infra.signing import named_host
 
 from . import keys, usage
 from .auth import PartnerRateThrottle, _parse
@@ -47,17 +54,20 @@ KEPT_HEADERS = ("Content-Type", "Vary", "Allow", "Cache-Control", "ETag", "Last-
 
 
 def _entry_key(request, params: frozenset) -> str | None:
-    """The stored answer's key: the path and the query in a canonical order; None when the
-    query has a parameter the view does not read (``params``) or one given more than once."""
+    """The stored answer's key: the URL as asked (scheme, host as validated, path) with the
+    query in a canonical order; None when the query has a parameter the view does not read
+    (``params``) or one given more than once. The scheme and host are part of the answer:
+    ``next`` is built from them (``request.build_absolute_uri()``)."""
+    url = f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.scheme}://{request.get_host()}{request.path}?"
     query = request.GET
     if not query:
-        return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?"
+        return url
     items = []
     for name, values in query.lists():
         if name not in params or len(values) != 1:
             return None
         items.append((name, values[0]))
-    return f"api:url:{CODE_VERSION}:{API_CODE_VERSION}:{request.path}?{urlencode(sorted(items))}"
+    return url + urlencode(sorted(items))
 
 
 def _token(request) -> str | None:
@@ -68,26 +78,37 @@ def _token(request) -> str | None:
     return token
 
 
-def eligible(request, params: frozenset = frozenset()) -> bool:
-    """Whether the fast path may answer (and store) this request: a plain JSON GET with a
-    Bearer key whose query has only parameters the view reads (``params``), once each."""
-    return (
+def fast_key(request, params: frozenset = frozenset()) -> str | None:
+    """The stored answer's key (``_entry_key``) when the fast path may answer this request,
+    else None: a plain JSON GET with a Bearer key whose query has only parameters the view
+    reads (``params``), once each. Answers are stored only on a host the site names
+    (``store``), and the key holds the host, so only those hosts are answered from the store
+    (the host is checked once, when an answer is stored, not on every warm request)."""
+    if (
         request.method == "GET"
         and request.META.get("HTTP_ACCEPT", "").strip().lower() in PLAIN_JSON
         and _token(request) is not None
-        and _entry_key(request, params) is not None
-    )
+    ):
+        return _entry_key(request, params)
+    return None
 
 
-def answer(request, params: frozenset = frozenset()):
-    """The stored answer for this request, or None (take the full path). Sets
-    ``request._api_generation`` for ``store`` on the way."""
+def eligible(request, params: frozenset = frozenset()) -> bool:
+    """Whether the fast path may answer this request (``fast_key``)."""
+    return fast_key(request, params) is not None
+
+
+def answer(request, params: frozenset = frozenset(), key: str | None = None):
+    """The stored answer for this request, or None (take the full path). ``key``: its
+    ``fast_key`` when the caller has it. Sets ``request._api_generation`` for ``store`` on
+    the way."""
     token = _token(request)
     prefix = _parse(token)
     if prefix is None:
         return None
     client = throttling.BaseThrottle().get_ident(request)
-    names = [keys.record_key(prefix), keys.blocked_key(client), _entry_key(request, params), generation_key("lists")]
+    entry_key = key or _entry_key(request, params)
+    names = [keys.record_key(prefix), keys.blocked_key(client), entry_key, generation_key("lists")]
     try:
         got = cache.get_many(names)
     except Exception:  # the cache unreachable: the full path copes
@@ -116,10 +137,16 @@ def answer(request, params: frozenset = frozenset()):
     )
 
 
-def store(request, response, params: frozenset = frozenset()) -> None:
-    """Keep a 200 answer of the full path for the next request to the same URL."""
+def store(request, response, params: frozenset = frozenset(), key: str | None = None) -> None:
+    """Keep a 200 answer of the full path for the next request to the same URL (the same
+    scheme and host too), when that host is one the site names (``named_host``: one entry
+    per such host and scheme, not one per host a wildcard in ``ALLOWED_HOSTS`` lets in).
+    ``key``: the request's ``fast_key`` when the caller has it."""
     generation = getattr(request, "_api_generation", None)
-    if generation is None or not settled(generation) or response.status_code != 200 or not eligible(request, params):
+    if generation is None or not settled(generation) or response.status_code != 200:
+        return
+    key = key or fast_key(request, params)
+    if key is None or not named_host(request):
         return
     auth = getattr(request, "auth", None)
     if not isinstance(auth, keys.ApiKey):
@@ -138,7 +165,7 @@ def store(request, response, params: frozenset = frozenset()) -> None:
         "last_modified": last_modified,
     }
     try:
-        cache.set(_entry_key(request, params), entry, PAGE_TTL)
+        cache.set(key, entry, PAGE_TTL)
     except Exception:
         pass
 
@@ -150,10 +177,12 @@ class FastReadMixin:
     fast_params: frozenset = frozenset()
 
     def dispatch(self, request, *args, **kwargs):
-        if eligible(request, self.fast_params):
-            response = answer(request, self.fast_params)
+        key = fast_key(request, self.fast_params)
+        if key is not None:
+            response = answer(request, self.fast_params, key)
             if response is not None:
                 return response
         response = super().dispatch(request, *args, **kwargs)
-        store(self.request, response, self.fast_params)
+        if key is not None:
+            store(self.request, response, self.fast_params, key)
         return response
