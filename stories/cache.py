@@ -41,7 +41,19 @@ from newsroom.models import SiteProfile
 from . import signals
 
 
-def story_changed(sender, **kwargs):
+def story_changed(sender, story=None, signal=None, was_public=False, **kwargs):
+    """An action changed a story: the lists (and what follows them) are made again, unless
+    it was an update of a story no reader sees, nor saw until then (a draft, pending changes
+    or a submission): those are on no public page."""
+    from .models import Story
+
+    if (
+        signal is signals.story_updated
+        and not was_public
+        and story is not None
+        and story.status != Story.Status.PUBLISHED
+    ):
+        return
     memo = signals.batch_memo()
     if memo is not None:
         if "lists bumped" in memo:
@@ -50,15 +62,25 @@ def story_changed(sender, **kwargs):
     bump("lists")
 
 
-def story_saved(sender, **kwargs):
-    """Any write of a story row, including imports that send no story signal: story pages
-    served from their URL's cache entry (``public.views.story``) follow ``lists``."""
-    bump("lists")
+def story_saved(sender, instance=None, **kwargs):
+    """A write of a published story's row, including imports that send no story signal:
+    story pages served from their URL's cache entry (``public.views.story``) follow
+    ``lists``. A draft's row is shown nowhere (a story leaves the public pages through the
+    actions, whose signals move ``lists``): saving one, as every submission does, keeps
+    every list and stored answer."""
+    from .models import Story
+
+    if instance is None or instance.status == Story.Status.PUBLISHED:
+        bump("lists")
 
 
-def shown_everywhere_changed(sender, **kwargs):
+def shown_everywhere_changed(sender, created=False, **kwargs):
     """Something every story page and API representation may show without owning it: the
-    site profile's texts, or a label (newsroom title and slug, beat, publisher name)."""
+    site profile's texts, or a label (newsroom title and slug, beat, publisher name). A new
+    label is shown by no stored story yet (newsrooms and beats are listed once they have a
+    published story; a publisher only through its manifests): adding one keeps the caches."""
+    if created and sender is not SiteProfile:
+        return
     bump("sources")
     bump("lists")
 
@@ -70,13 +92,20 @@ def citing_story_ids(manifest_id: str) -> set[str]:
     return set(Cite.objects.citing(manifest=manifest_id).values_list("story_id", flat=True))
 
 
-def source_changed(sender, instance, update_fields=None, **kwargs):
+def source_changed(sender, instance, update_fields=None, created=False, **kwargs):
     """A manifest or claim changed: refresh the stories that cite it, and every list
-    (manifest pages list claims). Only the stories citing it re-render."""
+    (manifest pages list claims). Only the stories citing it re-render. A new manifest, or a
+    new claim of a manifest no story cites, is on no page yet (a source's page is public once
+    a published story cites it): adding one, as a writer key may, keeps every cache."""
     if update_fields and set(update_fields) <= {"fetched_at"}:
         return  # bookkeeping no page shows
+    if created and sender is Manifest:
+        return
     manifest_id = instance.pk if sender is Manifest else instance.manifest_id
-    for story_id in citing_story_ids(manifest_id):
+    citing = citing_story_ids(manifest_id)
+    if created and not citing:
+        return
+    for story_id in citing:
         bump(story_sources_key(story_id))
     bump("lists")
 
@@ -229,6 +258,11 @@ def story_pulled(sender, story, **kwargs):
         naming = naming_story_ids(story.pk)
         for story_id in naming:
             bump(story_sources_key(story_id))
+        if naming:
+            # The commit moved ``lists`` before this ran: a page of one of those stories made
+            # in between, still naming the pulled story, is kept under it (the workers'
+            # copies and the story URL entries follow ``lists``); moving it again retires it.
+            bump("lists")
         if naming and settings.CDN_PURGE_URL:
             from .models import Story
 
