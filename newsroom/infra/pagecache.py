@@ -23,10 +23,11 @@ from functools import wraps
 
 from django.core.cache import cache
 from django.db import transaction
+from django.urls import get_script_prefix
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 # Bump when templates or renderings change, so that no ETag or cached page outlives a deploy.
-CODE_VERSION = "site-4"
+CODE_VERSION = "site-5"
 
 PUBLIC_CACHE = {"public": True, "max_age": 60, "s_maxage": 300, "stale_while_revalidate": 600}
 PAGE_TTL = 24 * 3600
@@ -125,6 +126,16 @@ def settled(*generations) -> bool:
     return True
 
 
+def mount_point() -> str:
+    """The path the site is mounted under (the script prefix a server gives as
+    ``SCRIPT_NAME``, or ``FORCE_SCRIPT_NAME``), which every link a page makes starts with:
+    "" at the root, else e.g. ``/x/``. Every cached page and ETag is keyed on it, with the
+    path within the site (``path_info``), so that no mount point gets another's links, and
+    ``/corrections`` + ``/`` (the home page) is not taken for ``/`` + ``/corrections/``."""
+    prefix = get_script_prefix()
+    return "" if prefix == "/" else prefix
+
+
 def make_etag(*parts) -> str:
     digest = hashlib.sha256("\x1f".join(str(p) for p in (CODE_VERSION, *parts)).encode()).hexdigest()[:32]
     return f'"{digest}"'
@@ -147,6 +158,9 @@ def public(view):
 def list_page(view=None, *, params: tuple[str, ...] = ()):
     """A page that lists stories: its ETag and cached body follow the ``lists``
     generation, so a publish or correction anywhere refreshes it at once.
+
+    The cache key and ETag are the page's mount point (``mount_point()``), its path within
+    the site (``path_info``) and its query.
 
     ``params`` names the query parameters the page reads. The cache key and ETag use only
     those, and the view sees only those: ``/?cachebust=1``, ``/?cachebust=2``... are one
@@ -172,7 +186,11 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
         # A page read before the replicas have caught up is neither kept nor validated later.
         keep = settled(lists)
         etag = make_etag(
-            "list", request.path + ("?" + query if query else ""), lists, *(() if keep else ("unsettled",))
+            "list",
+            mount_point(),
+            request.path_info + ("?" + query if query else ""),
+            lists,
+            *(() if keep else ("unsettled",)),
         )
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:

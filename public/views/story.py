@@ -33,6 +33,7 @@ from newsroom.infra.pagecache import (
     generation_time,
     list_page,
     make_etag,
+    mount_point,
     public,
     settled,
 )
@@ -69,9 +70,11 @@ _PROFILE = Prepared(lambda: SiteProfile.objects.filter(singleton=True)[:1])
 
 class _Lookup:
     """The story row and site profile a request needs, fetched once per request (the
-    ``condition`` decorator asks for the ETag and Last-Modified before the view runs)."""
+    ``condition`` decorator asks for the ETag and Last-Modified before the view runs), and
+    the mount point its links are made under (``mount_point()``)."""
 
-    def __init__(self, date: str, slug: str):
+    def __init__(self, date: str, slug: str, mount: str):
+        self.mount = mount
         # Only the canonical YYYY-MM-DD: fromisoformat() also takes 20261016 and 2026-W42-5,
         # which would serve one story under several URLs and cache keys.
         try:
@@ -97,7 +100,7 @@ class _Lookup:
     @classmethod
     def of(cls, request, date, slug) -> _Lookup:
         if not hasattr(request, "_story_lookup"):
-            request._story_lookup = cls(date, slug)
+            request._story_lookup = cls(date, slug, mount_point())
         return request._story_lookup
 
     def profile_state(self) -> str:
@@ -113,6 +116,7 @@ class _Lookup:
         return make_etag(
             "story",
             fmt,
+            self.mount,
             s.id,
             s.version,
             s.updated_at.isoformat(),
@@ -168,15 +172,23 @@ def _renderer(fmt: str, request):
 # of this, each worker answers plain reads from its own copies (``public.views.copies``).
 
 
-def _url_key(fmt: str, date: str, slug: str) -> str:
+def _url_key(fmt: str, date: str, slug: str, mount: str) -> str:
+    """The URL's entry: its path within the site (the format, date and slug name it) and
+    the mount point (``mount_point()``) its links are made under; at the root, no more."""
     # With the code version: an entry made by the previous deploy's templates is never served.
-    return f"page:story-url:{CODE_VERSION}:{fmt}:{date}:{slug}"
+    key = f"page:story-url:{CODE_VERSION}:{fmt}:{date}:{slug}"
+    return f"{key}:{mount}" if mount else key
 
 
-def _fast_entry(request, fmt: str, date: str, slug: str) -> dict | None:
+def _kind(fmt: str, mount: str) -> str:
+    """The story representation cache's name for the format's rendering under ``mount``."""
+    return f"{fmt}:{mount}" if mount else fmt
+
+
+def _fast_entry(request, fmt: str, date: str, slug: str, mount: str) -> dict | None:
     """The URL's cache entry when still current; else None, and the generation read (made
     when missing) is kept on the request, so an entry stored later is as old as this read."""
-    key, gen_key = _url_key(fmt, date, slug), generation_key("lists")
+    key, gen_key = _url_key(fmt, date, slug, mount), generation_key("lists")
     got = cache.get_many([key, gen_key])
     current, entry = got.get(gen_key), got.get(key)
     if entry is not None and current is not None and entry["generation"] == current:
@@ -200,7 +212,7 @@ def _story_view(fmt: str):
         lookup = _Lookup.of(request, date, slug)
         stored = representations(
             [lookup.story],
-            fmt,
+            _kind(fmt, lookup.mount),
             _renderer(fmt, request),
             profile=lookup.profile,
             load=lambda ids, one: storypage.load(ids, one, row=lookup.story),
@@ -216,7 +228,8 @@ def _story_view(fmt: str):
             dt.date.fromisoformat(date)  # before the date goes into a cache key
         except ValueError:
             raise Http404("no such story") from None
-        entry = _fast_entry(request, fmt, date, slug)
+        mount = mount_point()
+        entry = _fast_entry(request, fmt, date, slug, mount)
         if entry is not None:
             response = _from_entry(request, date, slug, fmt)
             response["Link"] = entry["link"]
@@ -233,7 +246,7 @@ def _story_view(fmt: str):
                 "link": response["Link"],
                 "body": response.content,
             }
-            cache.set(_url_key(fmt, date, slug), entry, PAGE_TTL)
+            cache.set(_url_key(fmt, date, slug, mount), entry, PAGE_TTL)
         return response
 
     view.__name__ = f"story_{fmt}"
