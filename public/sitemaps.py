@@ -280,7 +280,7 @@ def _news_entry(story, publication: str) -> str:
 
 @require_safe
 @public
-@list_page
+@list_page(period=3600)  # a story leaves it two days after its publication, within the hour
 def news_sitemap(request):
     """Google News sitemap: stories published in the last two days, at most 1,000, newest
     first. With none, the home page alone (a plain ``url``, no ``news:news``): the

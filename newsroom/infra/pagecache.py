@@ -155,7 +155,7 @@ def public(view):
     return wrapped
 
 
-def list_page(view=None, *, params: tuple[str, ...] = ()):
+def list_page(view=None, *, params: tuple[str, ...] = (), period: int | None = None):
     """A page that lists stories: its ETag and cached body follow the ``lists``
     generation, so a publish or correction anywhere refreshes it at once.
 
@@ -166,9 +166,16 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
     those, and the view sees only those: ``/?cachebust=1``, ``/?cachebust=2``... are one
     page and one cache entry, so unknown parameters cannot fill the cache or force a render.
     Use as ``@list_page`` or ``@list_page(params=("before", "page"))``.
+
+    ``period`` (seconds): a page that also depends on the time (the news sitemap lists the
+    last two days) is another page, with another ETag, each period, even when no story
+    changed: a browser or CDN holding it is not told at the next period that it is current.
+
+    A warm answer carries the headers a cold one does that describe the body
+    (``Content-Type``, ``Last-Modified``).
     """
     if view is None:
-        return lambda v: list_page(v, params=params)
+        return lambda v: list_page(v, params=params, period=period)
     from django.http import HttpResponse, QueryDict
     from django.utils.cache import get_conditional_response
 
@@ -191,6 +198,7 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
             request.path_info + ("?" + query if query else ""),
             lists,
             *(() if keep else ("unsettled",)),
+            *((int(time.time() // period),) if period else ()),
         )
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:
@@ -198,6 +206,8 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
         cached = cache.get(f"page:{etag}")
         if cached is not None:
             response = HttpResponse(cached[0], content_type=cached[1])
+            if cached[2]:
+                response["Last-Modified"] = cached[2]
         else:
             response = view(request, *args, **kwargs)
             if hasattr(response, "render") and not response.is_rendered:
@@ -205,7 +215,8 @@ def list_page(view=None, *, params: tuple[str, ...] = ()):
             if response.status_code != 200 or response.streaming:
                 return response
             if keep:
-                cache.set(f"page:{etag}", (response.content, response["Content-Type"]), LIST_TTL)
+                kept = (response.content, response["Content-Type"], response.get("Last-Modified"))
+                cache.set(f"page:{etag}", kept, LIST_TTL)
         response["ETag"] = etag
         return response
 

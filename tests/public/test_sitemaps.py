@@ -104,3 +104,23 @@ def test_sitemap_query_counts(client, recent, url, most, django_assert_max_num_q
     # a month: its stories, their corrections and its editions
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200
+
+
+def test_news_sitemap_drops_a_story_two_days_on_even_for_a_reader_holding_it(client, recent):
+    import time_machine
+
+    first = client.get("/sitemap-news.xml")
+    assert recent.url in first.content.decode()
+    with time_machine.travel(timezone.now() + dt.timedelta(days=2, hours=1)):
+        # nothing was published meanwhile: the page is still another page, not a 304
+        response = client.get("/sitemap-news.xml", HTTP_IF_NONE_MATCH=first["ETag"])
+        assert response.status_code == 200
+        assert response["ETag"] != first["ETag"]
+        assert recent.url not in response.content.decode()
+
+
+@pytest.mark.parametrize("url", ["/feed.atom", "/feed.rss"])
+def test_a_warm_feed_keeps_the_headers_of_a_cold_one(client, recent, url):
+    cold, warm = client.get(url), client.get(url)
+    assert cold["Last-Modified"] and warm["Last-Modified"] == cold["Last-Modified"]
+    assert warm["Content-Type"] == cold["Content-Type"] and warm.content == cold.content
