@@ -5,6 +5,12 @@ again when the transaction commits, so no request re-reads the row from before i
 admin's "Revoke" action (a queryset update, so it forgets the keys itself). A change made
 behind all of these (SQL, a queryset ``update()`` in a shell) applies within the TTL.
 
+Forgetting writes a marker rather than deleting the entry, for ``KEY_CACHE_TTL`` seconds:
+while it stands, look-ups read the database and keep nothing, and a look-up only ever adds
+an entry where there is none. So a request that read the key's row just before a change
+committed (a revocation) cannot write the old row back over the change's marker, where it
+would be taken as usable for the whole TTL.
+
 A prefix with no usable key is remembered too, for ``UNKNOWN_KEY_CACHE_TTL`` seconds, so
 that a stream of bad keys does not cost a query each (the same forgetting clears it, so a
 key that becomes usable is accepted at once). Failed look-ups are counted per client
@@ -28,6 +34,7 @@ from .models import ApiKey, Partner
 KEY_CACHE_TTL = 30
 UNKNOWN_KEY_CACHE_TTL = 10
 _UNKNOWN = "unknown"  # cached for a prefix with no usable key
+_FORGOTTEN = "forgotten"  # cached when a key or its partner changes: read the database, keep nothing
 
 
 def _cache_key(prefix: str) -> str:
@@ -77,11 +84,14 @@ def lookup(prefix: str, client: str | None = None) -> tuple[ApiKey | None, float
     if cached == _UNKNOWN:
         return None, None
     key = ApiKey.objects.usable().select_related("partner").filter(prefix=prefix).order_by().first()
+    if cached == _FORGOTTEN:
+        return key, None  # changed moments ago: what was read here may predate the change
+    # Added, never set: a change's marker written since the read above is not written over.
     if key is not None:
-        both = {names[0]: key, record_key(prefix): record_of(key)}
-        _safe(lambda: cache.set_many(both, KEY_CACHE_TTL), None)
+        if _safe(lambda: cache.add(names[0], key, KEY_CACHE_TTL), False):
+            _safe(lambda: cache.add(record_key(prefix), record_of(key), KEY_CACHE_TTL), None)
     else:
-        _safe(lambda: cache.set(names[0], _UNKNOWN, UNKNOWN_KEY_CACHE_TTL), None)
+        _safe(lambda: cache.add(names[0], _UNKNOWN, UNKNOWN_KEY_CACHE_TTL), None)
     return key, None
 
 
@@ -116,16 +126,26 @@ def count_failure(client: str) -> float | None:
     return wait
 
 
-def forget(*prefixes: str) -> None:
+def forget(*prefixes: str, stale_only: bool = False) -> None:
+    """The keys of these prefixes are read from the database for the next ``KEY_CACHE_TTL``
+    seconds (at once, and again from the commit on), whatever a look-up in flight read.
+    ``stale_only``: nothing that makes a key unusable changed (a key just issued, which no
+    look-up could have read as usable; the time of its last use): the entries are only
+    dropped, and the next look-up keeps the key again."""
     names = [name for p in prefixes if p for name in (_cache_key(p), record_key(p))]
     if not names:
         return
-    cache.delete_many(names)
-    transaction.on_commit(lambda: cache.delete_many(names))
+    if stale_only:
+        cache.delete_many(names)
+        transaction.on_commit(lambda: cache.delete_many(names))
+        return
+    marked = dict.fromkeys(names, _FORGOTTEN)
+    cache.set_many(marked, KEY_CACHE_TTL)
+    transaction.on_commit(lambda: cache.set_many(marked, KEY_CACHE_TTL))
 
 
-def key_changed(sender, instance, **kwargs):
-    forget(instance.prefix)
+def key_changed(sender, instance, created=False, **kwargs):
+    forget(instance.prefix, stale_only=created)
 
 
 def partner_changed(sender, instance, **kwargs):

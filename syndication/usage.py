@@ -62,7 +62,7 @@ def record_use_of(key_id: int, prefix: str, last_used: float | None, *, now: dt.
     if last_used is None or now.timestamp() - last_used >= LAST_USED_EVERY.total_seconds():
         due = Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - LAST_USED_EVERY)
         won = ApiKey.objects.using(DEFAULT_DB_ALIAS).filter(due, pk=key_id).update(last_used_at=now)
-        keys.forget(prefix)  # the cached key's last_used_at is now old: read it again
+        keys.forget(prefix, stale_only=True)  # the cached key's last_used_at is now old: read it again
         if won:
             flush(key_id, today=now.date())
     _count(key_id, now.date())
