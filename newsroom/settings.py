@@ -344,8 +344,9 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env.int("WEBHOOK_BACKOFF_MAX_SECONDS", default=360
 # address it resolves to, is listed in WEBHOOK_ALLOWED_PRIVATE_HOSTS (names, addresses, networks).
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=DEBUG)
 WEBHOOK_ALLOWED_PRIVATE_HOSTS = env.list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", default=[])
-# Failed API key look-ups per client address (DRF's, after TRUSTED_PROXY_COUNT): over this
-# rate, key look-ups from that address answer 429 with Retry-After (keys in use keep working).
+# Failed API key look-ups per client address (as the login limit reads it, after
+# TRUSTED_PROXY_COUNT): over this rate, every key from that address answers 429 with
+# Retry-After until the window slides.
 API_KEY_FAILURE_RATE = env("API_KEY_FAILURE_RATE", default="30/min")
 
 # Messages live in the session (server side), not a cookie: the admin shows a new API key
@@ -368,9 +369,10 @@ LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=900)
 # How many proxies in front of gunicorn append to X-Forwarded-For (nginx alone: 1; a CDN, a
 # balancer and nginx: 3). The client address for the login limit is the entry that many
 # places from the right; a header with fewer entries (it did not pass every proxy) and 0 (the
-# default) use REMOTE_ADDR. DRF's NUM_PROXIES follows it, though DRF would take such a short
-# header's leftmost entry: no API throttle uses DRF's address (the partner throttle counts
-# per key, syndication.auth.PartnerRateThrottle), so that rule decides nothing here.
+# default) use REMOTE_ADDR; the API's bad-key block reads the same address. DRF's
+# NUM_PROXIES follows it, though DRF would take such a short header's leftmost entry: no API
+# throttle uses DRF's address (the partner throttle counts per key,
+# syndication.auth.PartnerRateThrottle), so that rule decides nothing here.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 SESSION_STACK.insert(0, "newsroom.infra.login_throttle.LoginThrottleMiddleware")

@@ -7,6 +7,7 @@ from rest_framework import authentication, exceptions, permissions, throttling
 from rest_framework.settings import api_settings
 
 from newsroom.infra.cache import count_and_read
+from newsroom.infra.login_throttle import client_address
 
 from . import keys, usage
 from .models import KEY_PREFIX, ApiKey, hash_secret
@@ -58,7 +59,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             token = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("the key is not valid") from None
-        client = throttling.BaseThrottle().get_ident(request)  # REMOTE_ADDR, or per NUM_PROXIES
+        client = client_address(request)  # REMOTE_ADDR, or as the trusted proxies saw it
         key, wait = self.lookup(token, client)
         if wait is None and key is None:
             wait = keys.count_failure(client)

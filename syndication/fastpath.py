@@ -38,8 +38,8 @@ from urllib.parse import urlencode
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
-from rest_framework import throttling
 
+from newsroom.infra.login_throttle import client_address
 from newsroom.infra.pagecache import CODE_VERSION, PAGE_TTL, generation_key, read_generations, settled
 from newsroom.infra.signing import named_host
 
@@ -106,7 +106,7 @@ def answer(request, params: frozenset = frozenset(), key: str | None = None):
     prefix = _parse(token)
     if prefix is None:
         return None
-    client = throttling.BaseThrottle().get_ident(request)
+    client = client_address(request)
     entry_key = key or _entry_key(request, params)
     names = [keys.record_key(prefix), keys.blocked_key(client), entry_key, generation_key("lists")]
     try:

@@ -89,9 +89,23 @@ def test_a_blocked_address_waits_whatever_the_key_then_is_let_in(read_key, monke
 
 
 def test_the_client_address_follows_the_trusted_proxies(db, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     for n in range(6):
         client_for(f"hc_{n:012x}_guess").get(URL, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.7")
     blocked = client_for("hc_aaaaaaaaaaaa_guess").get(URL, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.7")
     other = client_for("hc_aaaaaaaaaaaa_guess").get(URL, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.9")
     assert (blocked.status_code, other.status_code) == (429, 401)
+
+
+def test_a_client_around_the_proxies_cannot_choose_its_address_by_header(db, settings):
+    """With two proxies, a header of one entry did not pass both: it is the client's own
+    writing. Each guess names another address there; all are counted against the address
+    that connected, as the login limit counts them."""
+    settings.TRUSTED_PROXY_COUNT = 2
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 2}
+    for n in range(6):
+        forged = f"198.51.100.{n}"
+        client_for(f"hc_{n:012x}_guess").get(URL, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forged)
+    blocked = client_for("hc_aaaaaaaaaaaa_guess").get(URL, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.99")
+    assert blocked.status_code == 429
