@@ -107,3 +107,26 @@ def test_endpoint_events_must_be_known(admin_client_, partner):
     response = admin_client_.post("/admin/syndication/webhookendpoint/add/", {**data, "events": '["story.published"]'})
     assert response.status_code == 302
     assert WebhookEndpoint.objects.get().events == ["story.published"]
+
+
+def test_the_schema_is_generated_once_however_often_it_is_asked(client, monkeypatch):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from syndication import schema
+
+    monkeypatch.setattr(schema, "_SCHEMAS", {})
+    generated = []
+    real = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        generated.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
+    json_type = "application/vnd.oai.openapi+json"
+    first = client.get("/api/schema/", HTTP_ACCEPT=json_type)
+    again = [client.get("/api/schema/", HTTP_ACCEPT=json_type) for _ in range(3)]
+    made_up = [client.get(f"/api/schema/?lang=zz-{n}", HTTP_ACCEPT=json_type) for n in range(3)]
+    assert first.status_code == 200 and "/api/v1/stories/" in first.json()["paths"]
+    assert all(r.content == first.content for r in again + made_up)  # a language with no catalogue is the default's
+    assert len(generated) == 1 and len(schema._SCHEMAS) == 1
