@@ -6,8 +6,10 @@ Two doors, one rule:
   document's ``manifests`` list) offers its changes to stored manifests to
   ``refuse_cited_changes`` before writing anything; a change under a manifest that a
   published story cites is refused (``SourcesRefused``, naming those stories), and the whole
-  request or file writes nothing. Filling a cited stub claim counts as a change: only the
-  provider fetch (the newsroom's own client of its manifest provider) may do that.
+  request or file writes nothing. Filling a cited stub claim with its text is not such a
+  change (the stub had no text to rewrite): the operator's ``import_manifests`` and the
+  provider fetch may do it, audited and re-checked as below; the API's manifest import only
+  adds manifests and claims it does not have.
 * **Trusted edits are audited.** A change that does reach a cited manifest or claim (an
   editor in the admin, the provider fetch) leaves a ``source_changed`` audit row, with the
   old and new values, on every published story citing it, and re-runs that story's checks.
