@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 import time_machine
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from tests.syndication.helpers import client_for
@@ -40,3 +41,18 @@ def api(read_key) -> APIClient:
 @pytest.fixture
 def writer_api(writer_key) -> APIClient:
     return client_for(writer_key[1])
+
+
+@pytest.fixture
+def stored(monkeypatch):
+    """The keys of the API answers stored during the test."""
+    keys = []
+    real_set = cache.set
+
+    def spy(key, *args, **kwargs):
+        if key.startswith("api:url:"):
+            keys.append(key)
+        return real_set(key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", spy)
+    return keys

@@ -6,7 +6,6 @@ get stored answers: under a wildcard, ``Host: a.example.com``, ``Host: b.example
 answered by the full path and cannot fill the cache with one entry each."""
 
 import pytest
-from django.core.cache import cache
 from django.test import override_settings
 
 from tests.syndication.helpers import client_for
@@ -21,21 +20,6 @@ PAGE = "/api/v1/stories/?page_size=1"
 def two_stories(demo, make_story):
     """Two published stories: the first page of ``page_size=1`` has a ``next``."""
     make_story(slug="second")
-
-
-@pytest.fixture
-def stored(monkeypatch):
-    """The keys of the API answers stored during the test."""
-    keys = []
-    real_set = cache.set
-
-    def spy(key, *args, **kwargs):
-        if key.startswith("api:url:"):
-            keys.append(key)
-        return real_set(key, *args, **kwargs)
-
-    monkeypatch.setattr(cache, "set", spy)
-    return keys
 
 
 def warm_key(client, host: str) -> None:
