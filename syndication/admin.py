@@ -28,7 +28,7 @@ class PartnerAdmin(admin.ModelAdmin):
     inlines = [ApiKeyInline]
 
 
-@admin.action(description="Revoke the selected keys")
+@admin.action(description="Revoke the selected keys", permissions=["change"])
 def revoke_keys(modeladmin, request, queryset):
     revoking = queryset.filter(revoked_at__isnull=True)
     prefixes = list(revoking.values_list("prefix", flat=True))

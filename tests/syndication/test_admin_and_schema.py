@@ -130,3 +130,17 @@ def test_the_schema_is_generated_once_however_often_it_is_asked(client, monkeypa
     assert first.status_code == 200 and "/api/v1/stories/" in first.json()["paths"]
     assert all(r.content == first.content for r in again + made_up)  # a language with no catalogue is the default's
     assert len(generated) == 1 and len(schema._SCHEMAS) == 1
+
+
+def test_staff_who_may_only_view_keys_cannot_revoke_them(client, read_key):
+    from django.contrib.auth.models import Permission, User
+
+    key, _ = read_key
+    viewer = User.objects.create_user("viewer", password="pw", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_apikey"))
+    client.force_login(viewer)
+    page = client.get("/admin/syndication/apikey/")
+    assert page.status_code == 200 and "revoke_keys" not in page.content.decode()  # not offered
+    client.post("/admin/syndication/apikey/", {"action": "revoke_keys", "_selected_action": [key.pk]})
+    key.refresh_from_db()
+    assert key.revoked_at is None
