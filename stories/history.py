@@ -74,10 +74,12 @@ def prose_units(doc: dict) -> list[tuple[str, str]]:
     return units
 
 
-# difflib weighs every pair of tokens that could match: its time grows with the product of
-# the two sides' lengths (a paragraph of 4,000 repeated words took seconds). One comparison of
-# two versions gives it at most this many pairs in all; past them, a text's common beginning
-# and end are matched directly and its middle shows as one replaced block (``_opcodes``).
+# difflib weighs pairs of tokens that could match, again on each piece left between the
+# matches it finds: its time grows with the product of the two sides' lengths, and more
+# (a paragraph of 4,000 repeated words took seconds; 5,000 words against 199, a hundred
+# million pairs). One comparison of two versions lets its scans weigh at most this many
+# pairs in all (``_WeighedMatcher``); past them, a text's common beginning and end are
+# matched directly and its middle shows as one replaced block (``_opcodes``).
 MAX_DIFF_WORK = 1_000_000
 # difflib's own autojunk stays on: in a sequence of 200 items or more, an item that is more
 # than 1% of them (a JSON document's ``"cites": [``, the word "the") is not weighed as a
@@ -91,12 +93,38 @@ class DiffBudget:
     def __init__(self, work: int = MAX_DIFF_WORK):
         self.left = work
 
-    def take(self, a: list, b: list) -> bool:
-        cost = len(a) * len(b)
-        if cost > self.left:
-            return False
-        self.left -= cost
-        return True
+
+class _OverBudget(Exception):
+    """difflib's next scan would pass the comparison's budget."""
+
+
+class _WeighedMatcher(difflib.SequenceMatcher):
+    """difflib's matcher, each of its scans charged to ``budget``: ``find_longest_match``
+    weighs up to (ahi - alo) × bhi pairs, and difflib calls it again on every piece left
+    between the matches it finds, so the scans, not the sides' product, are what it costs."""
+
+    def __init__(self, a: list, b: list, budget: DiffBudget):
+        self._budget = budget
+        super().__init__(a=a, b=b)
+
+    def find_longest_match(self, alo=0, ahi=None, blo=0, bhi=None):
+        ahi = len(self.a) if ahi is None else ahi
+        bhi = len(self.b) if bhi is None else bhi
+        cost = (ahi - alo) * bhi
+        if cost > self._budget.left:
+            raise _OverBudget
+        self._budget.left -= cost
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _matched(a: list, b: list, budget: DiffBudget) -> list[tuple] | None:
+    """difflib's opcodes of ``a`` -> ``b``, or None when its scans would pass ``budget``."""
+    if len(a) * len(b) > budget.left:
+        return None
+    try:
+        return _WeighedMatcher(a, b, budget).get_opcodes()
+    except _OverBudget:
+        return None
 
 
 def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
@@ -105,8 +133,8 @@ def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
     allows them, else one replaced block."""
     if a == b:  # what difflib finds, without weighing anything
         return [("equal", 0, len(a), 0, len(b))] if a else []
-    if budget.take(a, b):
-        return difflib.SequenceMatcher(a=a, b=b).get_opcodes()
+    if (ops := _matched(a, b, budget)) is not None:
+        return ops
     shorter = min(len(a), len(b))
     start = 0
     while start < shorter and a[start] == b[start]:
@@ -117,9 +145,9 @@ def _opcodes(a: list, b: list, budget: DiffBudget) -> list[tuple]:
     a_end, b_end = len(a) - end, len(b) - end
     ops = [("equal", 0, start, 0, start)] if start else []
     middle_a, middle_b = a[start:a_end], b[start:b_end]
-    if middle_a and middle_b and budget.take(middle_a, middle_b):
-        matcher = difflib.SequenceMatcher(a=middle_a, b=middle_b)
-        ops += [(op, i1 + start, i2 + start, j1 + start, j2 + start) for op, i1, i2, j1, j2 in matcher.get_opcodes()]
+    inner = _matched(middle_a, middle_b, budget) if middle_a and middle_b else None
+    if inner is not None:
+        ops += [(op, i1 + start, i2 + start, j1 + start, j2 + start) for op, i1, i2, j1, j2 in inner]
     elif middle_a or middle_b:
         op = "replace" if middle_a and middle_b else ("delete" if middle_a else "insert")
         ops.append((op, start, a_end, start, b_end))

@@ -1,6 +1,6 @@
 """Comparing versions of a story is bounded: difflib, whose work grows with the product of the
-two sides' lengths, weighs at most a million token pairs for one comparison, however long
-the texts; past that, the common beginning and end still match and the middle shows as one
+two sides' lengths (and more, as it scans again between its matches), weighs at most a
+million token pairs for one comparison, however long the texts; past that, the common beginning and end still match and the middle shows as one
 replaced block. Ordinary diffs are difflib's own. Work is counted, never timed."""
 
 import difflib
@@ -16,16 +16,19 @@ WORK = 1_000_000  # token pairs difflib may weigh for one comparison of versions
 
 @pytest.fixture
 def weighed(monkeypatch):
-    """The token pairs (len(a) × len(b)) of every sequence given to difflib."""
+    """The token pairs difflib's scans weigh: each ``find_longest_match`` looks at up to
+    (ahi - alo) × (bhi - blo) of them, and difflib calls it again between the matches it finds."""
     pairs: list[int] = []
+    scan = difflib.SequenceMatcher.find_longest_match
 
-    class Counting(difflib.SequenceMatcher):
-        def set_seqs(self, a, b):
-            pairs.append(len(a) * len(b))
-            assert sum(pairs) <= WORK, f"difflib was given {sum(pairs)} token pairs"  # before it weighs them
-            super().set_seqs(a, b)
+    def counting(self, alo=0, ahi=None, blo=0, bhi=None):
+        ahi = len(self.a) if ahi is None else ahi
+        bhi = len(self.b) if bhi is None else bhi
+        pairs.append((ahi - alo) * (bhi - blo))
+        assert sum(pairs) <= WORK, f"difflib weighed {sum(pairs)} token pairs"
+        return scan(self, alo, ahi, blo, bhi)
 
-    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", counting)
     return pairs
 
 
@@ -188,3 +191,13 @@ def test_two_long_revisions_are_compared_within_the_bound(weighed):
     assert sum(weighed) <= WORK
     assert [x["text"] for x in lines if x["kind"] == "add"] == ['+          "markdown": "changed"']
     _applied(lines, desk.dumps(old).splitlines(), desk.dumps(middle).splitlines())
+
+
+def test_a_long_paragraph_against_a_short_one_of_its_words_is_compared_within_the_bound(weighed):
+    """5,000 words against 199: their product is inside the bound, but difflib, scanning
+    again between each match it finds, would weigh a hundred million pairs."""
+    old = " ".join("x" if i % 2 == 0 else "z" for i in range(5000))
+    new = " ".join(["x"] * 199)
+    ops = word_diff(old, new)
+    assert _sides(ops) == (old, new)
+    assert sum(weighed) <= WORK
