@@ -179,6 +179,12 @@ class ManifestAdmin(NamesTheEditor, ProtectedDeleteMixin, admin.ModelAdmin):
     inlines = [ClaimInline]
     actions = ["fetch_from_provider"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # A stored manifest's id is what cites name: changed on its form, it would be saved as
+        # another manifest, its claims moved there, and every cite of it left pointing at the old one.
+        fields = super().get_readonly_fields(request, obj)
+        return fields if obj is None else ["id", *fields]
+
     def get_queryset(self, request):
         return (
             super()

@@ -302,3 +302,14 @@ def form_data(response) -> dict:
                 continue
             data[form[name].html_name] = "on" if value is True and name == "DELETE" else value
     return data
+
+
+def test_a_stored_manifests_id_is_not_on_its_form(admin_client):
+    """Cites name a manifest by its id: the form of a stored one shows it, never edits it,
+    so a save cannot make another manifest and move its claims there."""
+    manifest = ManifestFactory(id="1700000000000000001")
+    ClaimFactory(manifest=manifest, id="c1")
+    page = admin_client.get(reverse("admin:manifests_manifest_change", args=[manifest.pk]))
+    assert page.status_code == 200
+    assert 'name="id"' not in page.content.decode()
+    assert 'name="id"' in admin_client.get(reverse("admin:manifests_manifest_add")).content.decode()
