@@ -15,7 +15,9 @@ from functools import lru_cache
 
 
 def unlink(markdown: str) -> str:
-    r"""Each link or image, ``[text](target)`` or ``![text](target)``, replaced by its text.
+    r"""Each link, ``[text](target)``, replaced by its text, and each image,
+    ``![text](target)``, by nothing: the page shows no image (the sanitiser drops it), so no
+    reader reads its text.
 
     What ``re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)`` does, in one pass: that
     regex retries from every ``[`` and rescans the rest of the text each time, so a paragraph
@@ -33,8 +35,9 @@ def unlink(markdown: str) -> str:
             end = find(")", closing + 2)
             if end < 0:
                 break
-            start = opening - 1 if opening > copied and markdown[opening - 1] == "!" else opening
-            out += (markdown[copied:start], markdown[opening + 1 : closing])
+            image = opening > copied and markdown[opening - 1] == "!"
+            start = opening - 1 if image else opening
+            out += (markdown[copied:start], "" if image else markdown[opening + 1 : closing])
             copied = pos = end + 1
         else:
             pos = closing + 1
@@ -77,7 +80,10 @@ def _reference(m: re.Match) -> str:
 
         return entities.get(name, m.group())
     if decimal is None and hexadecimal is None:
-        return m.group()  # an escaped mark: the backslash keeps the words apart, as the mark does
+        # An escaped punctuation mark is shown as the mark ("215\\%" is "215%"); a Markdown
+        # mark keeps its backslash, which keeps the words apart as the mark does.
+        mark = m.group()[1]
+        return m.group() if mark in _MARKS else mark
     from markdown_it.common.utils import isValidEntityCode
 
     code = int(decimal, 10) if decimal is not None else int(hexadecimal, 16)
@@ -112,13 +118,19 @@ def _invisible(astral: bool) -> re.Pattern:
 
 
 # Letters drawn as ASCII ones in another width or style: fullwidth forms ("ｎｏｔ") and the
-# mathematical alphanumerics ("𝐧𝐨𝐭"), read as the letters, digits and marks they are drawn as.
-_STYLED = re.compile("[\uff01-\uff5e\U0001d400-\U0001d7ff]+")
+# mathematical alphanumerics ("𝐧𝐨𝐭"), read as the letters, digits and marks they are drawn as;
+# and the Arabic and small percent signs ("215٪" is "215%").
+_STYLED = re.compile("[\uff01-\uff5e\U0001d400-\U0001d7ff\u066a\ufe6a]+")
 _WORD = re.compile(r"\w+")
 
 
+# Percent signs of other scripts and sizes, read as the "%" they are drawn as (NFKC folds the
+# small one, not the Arabic one).
+_PERCENT = {0x066A: "%"}
+
+
 def _styled(m: re.Match) -> str:
-    return unicodedata.normalize("NFKC", m.group())
+    return unicodedata.normalize("NFKC", m.group()).translate(_PERCENT)
 
 
 @lru_cache(maxsize=1)
@@ -192,7 +204,7 @@ def plain(markdown: str) -> str:
     if markdown.isascii() and not any(c in markdown for c in _MARKUP):
         return " ".join(markdown.split())
     text = unlink(markdown)
-    if "&" in text:
+    if "&" in text or "\\" in text:
         text = _REFERENCE.sub(_reference, text)
     text = visible(text)
     if not any(c in text for c in _MARKS):

@@ -220,8 +220,13 @@ def words(text: str) -> list[str]:
 # characters or points; the letter test comes first (one character), and the digit test is
 # lazy, so that each step of backtracking through a run of digits ("1111...1a") stops at the
 # next digit instead of rescanning the rest of the run.
+#
+# A hyphen or minus sign right before the digits glues them to the word before it only when
+# one is there ("ProgAgent-14B"); after a space, an opening mark or the start it is the
+# figure's sign ("-99.9%", "−30.7%": signed figures, which an unsigned claim does not
+# state), and after a figure it joins a range ("30.7%-99.9%": both ends are figures).
 _FIGURE = re.compile(
-    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(?<![\w./])(?<![\w.\-/][-\u2212])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
     r"(?:\s?(%|percent\b|per cent\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
     r"(?![A-Za-z])(?![\w.]*?\d)"
 )
@@ -248,8 +253,16 @@ def figures(text: str) -> list[tuple[str, str]]:
         unit = "%" if pct else (mag.lower() if mag else "")
         if unit == "bn":
             unit = "b"
-        out.append((m.group(0).strip(), _canonical_number(integer, fraction) + unit))
+        written, canonical = m.group(0).strip(), _canonical_number(integer, fraction) + unit
+        start = m.start()
+        if start and text[start - 1] in _SIGNS and (start == 1 or text[start - 2] in _BEFORE_SIGN):
+            written, canonical = text[start - 1] + written, "-" + canonical
+        out.append((written, canonical))
     return out
+
+
+_SIGNS = "-\u2212"  # hyphen-minus and the minus sign
+_BEFORE_SIGN = frozenset(" \t\n\r\xa0([{\"'“‘")  # where a hyphen is a sign, not a joining hyphen or a range
 
 
 _RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)

@@ -1,0 +1,63 @@
+"""A figure, name or negation readers read in a paragraph is read by the checks too, however
+it is written: backslash escapes, signs, ranges, percent signs of other scripts, and the
+text of images (which the page does not show, so neither do the checks)."""
+
+import copy
+
+import pytest
+
+from stories.checks import run_checks
+from stories.markup import to_html
+
+pytestmark = pytest.mark.django_db
+
+SEED = "reached a 30.7%"  # in sections[2].paragraphs[1]: its cited claims state 30.7%, 215 and four
+
+
+def refused(doc) -> bool:
+    return not next(c for c in run_checks(doc)["criteria"] if c["name"] == "claims_support")["passed"]
+
+
+def with_paragraph(seed_doc, written: str) -> tuple[dict, str]:
+    doc = copy.deepcopy(seed_doc)
+    paragraph = doc["sections"][2]["paragraphs"][1]
+    assert SEED in paragraph["markdown"]
+    paragraph["markdown"] = paragraph["markdown"].replace(SEED, written)
+    return doc, paragraph["markdown"]
+
+
+# (Markdown written, what readers see on the page): a figure no cited claim states
+FIGURES = {
+    "escaped percent sign": ("reached a 215\\% ", "reached a 215% "),
+    "escaped decimal point": ("reached a 215\\.9%", "reached a 215.9%"),
+    "hyphen as a minus sign": ("reached a -99.9%", "reached a -99.9%"),
+    "minus sign U+2212 before the claim's 30.7%": ("reached a \u221230.7%", "reached a \u221230.7%"),
+    "escaped minus sign before the claim's 30.7%": ("reached a \\-30.7%", "reached a -30.7%"),
+    "second end of a range": ("reached a 30.7%-99.9%", "reached a 30.7%-99.9%"),
+    "Arabic percent sign U+066A": ("reached a 215\u066a", "reached a 215\u066a"),
+    "small percent sign U+FE6A": ("reached a 215\ufe6a", "reached a 215\ufe6a"),
+}
+
+
+@pytest.mark.parametrize("written,seen", list(FIGURES.values()), ids=list(FIGURES))
+def test_a_figure_readers_read_is_checked(seed_doc, manifests_loaded, written, seen):
+    doc, markdown = with_paragraph(seed_doc, written)
+    assert seen in to_html(markdown)
+    assert refused(doc)
+
+
+def test_the_figures_as_written_pass(seed_doc, manifests_loaded):
+    doc, _ = with_paragraph(seed_doc, SEED)
+    assert not refused(doc)
+
+
+def test_a_negation_doubled_by_an_image_nobody_sees_is_refused(seed_doc, manifests_loaded):
+    doc, markdown = with_paragraph(seed_doc, "did not ![not](x.png) reach a 30.7%")
+    assert "did not  reach a 30.7%" in to_html(markdown)  # the image, and its text, are not shown
+    assert refused(doc)
+
+
+def test_a_name_after_an_image_nobody_sees_is_checked(seed_doc, manifests_loaded):
+    doc, markdown = with_paragraph(seed_doc, "reached, as ![.](x.png) Fakelab measured, a 30.7%")
+    assert "reached, as  Fakelab measured, a 30.7%" in to_html(markdown)
+    assert refused(doc)
