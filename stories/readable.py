@@ -92,9 +92,17 @@ def _reference(m: re.Match) -> str:
 
 def _both_readings(word: str) -> str:
     """A whitespace-free word with a run of marks inside it that may be markup or characters,
-    read both ways, glued and split ("n*o*t" reads "not n o t", "not*reached" "notreached not
-    reached"), so that neither reading can hide a word from the checks."""
-    return word + " " + _AMBIGUOUS_INSIDE.sub(r"\1 ", word)
+    read both ways, so that neither reading can hide a word from the checks: the whole word
+    glued ("n*o*t" reads "not", "1*1*.5%" "11.5%"), then split, only the letters and digits
+    the marks join ("n o t", "1 1"; "not—quite*ly*" adds "quite ly", not a second "not",
+    which would read as no negation at all)."""
+    return word + " " + " ".join(_AMBIGUOUS_INSIDE.sub(r"\1 ", m.group()) for m in _AMBIGUOUS_WORD.finditer(word))
+
+
+# Letters and digits joined by runs of marks ("quite*ly*", "n*o*t"), with the decimals and
+# percent sign of a figure they end in ("1*5.5%"): the part of a word that is read split.
+# Classes that share no character, one after the other: linear.
+_AMBIGUOUS_WORD = re.compile(r"[^\W_]+(?:[*_`~#>\[\]]+[^\W_]+)+(?:[.,][0-9]+)*%?")
 
 
 @lru_cache(maxsize=2)

@@ -61,3 +61,13 @@ def test_a_name_after_an_image_nobody_sees_is_checked(seed_doc, manifests_loaded
     doc, markdown = with_paragraph(seed_doc, "reached, as ![.](x.png) Fakelab measured, a 30.7%")
     assert "reached, as  Fakelab measured, a 30.7%" in to_html(markdown)
     assert refused(doc)
+
+
+def test_a_negation_next_to_a_word_read_both_ways_is_read_once(seed_doc, manifests_loaded):
+    """ "quite*ly*" is read glued and split; the "not" beside it is read once, not twice
+    (which would read as no negation at all)."""
+    control, _ = with_paragraph(seed_doc, "did not\u2014quite\u2014reach a 30.7%")
+    assert refused(control)
+    doc, markdown = with_paragraph(seed_doc, "did not\u2014quite*ly*\u2014reach a 30.7%")
+    assert "did not\u2014quite<em>ly</em>\u2014reach" in to_html(markdown)
+    assert refused(doc)
