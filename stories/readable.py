@@ -13,34 +13,50 @@ import sys
 import unicodedata
 from functools import lru_cache
 
+# What a link's parentheses may hold, up to their first ")", for CommonMark to read a link:
+# a destination (in angle brackets, or with no space; here also with no bracket, so that a
+# destination cannot run on over the next link), then an optional title in quotes. With
+# anything else ("[text](see 99% of cases)") there is no link: readers read the brackets,
+# the parentheses and all between them as written, and so do the checks. A title is shown
+# when the pointer rests on the link, so it is read after the link's text. Each part is a
+# class the next does not share, and a title ends at its next quote mark: linear.
+_TARGET = re.compile(r"""[ \t\n]*(?:<[^<>\n]*>|[^\s<\[\]]*)(?:[ \t\n]+(?:"([^"]*)"|'([^']*)'))?[ \t\n]*""")
+
 
 def unlink(markdown: str) -> str:
-    r"""Each link, ``[text](target)``, replaced by its text, and each image,
-    ``![text](target)``, by nothing: the page shows no image (the sanitiser drops it), so no
-    reader reads its text.
+    r"""Each link, ``[text](target "title")``, replaced by its text (and its title, which
+    readers see when they point at it), and each image, ``![text](target)``, by nothing:
+    the page shows no image (the sanitiser drops it), so no reader reads its text. Brackets and parentheses that make no link (``_TARGET``) stay.
 
-    What ``re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)`` does, in one pass: that
-    regex retries from every ``[`` and rescans the rest of the text each time, so a paragraph
-    of ``[`` took quadratic time. Here the text is read once: when no ``]`` (or ``)``) follows,
-    no later link can end either, and every ``[`` before a ``]`` that is not followed by ``(``
-    fails on that same ``]``.
+    What ``re.sub(r"!?\[([^\]]*)\]\(([^)]*)\)", ...)`` does, in one pass: that regex
+    retries from every ``[`` and rescans the rest of the text each time, so a paragraph of
+    ``[`` took quadratic time. Here the text is read once: when no ``]`` (or ``)``) follows,
+    no later link can end either, every ``[`` before a ``]`` that is not followed by a link's
+    target fails on that same ``]``, and the first ``)`` after a ``](`` is found once for
+    every ``](`` before it.
     """
     find = markdown.find
-    out, copied, pos = [], 0, 0
+    out, copied, pos, paren = [], 0, 0, -1
     while (opening := find("[", pos)) >= 0:
         closing = find("]", opening + 1)
         if closing < 0:
             break
-        if markdown.startswith("(", closing + 1):
-            end = find(")", closing + 2)
-            if end < 0:
+        pos = closing + 1
+        if not markdown.startswith("(", closing + 1):
+            continue
+        if paren <= closing + 1:
+            paren = find(")", closing + 2)
+            if paren < 0:
                 break
-            image = opening > copied and markdown[opening - 1] == "!"
-            start = opening - 1 if image else opening
-            out += (markdown[copied:start], "" if image else markdown[opening + 1 : closing])
-            copied = pos = end + 1
-        else:
-            pos = closing + 1
+        target = _TARGET.fullmatch(markdown, closing + 2, paren)
+        if target is None:
+            continue  # no link: read as written
+        image = opening > copied and markdown[opening - 1] == "!"
+        start = opening - 1 if image else opening
+        title = target[1] or target[2]
+        shown = "" if image else markdown[opening + 1 : closing] + (f" {title}" if title else "")
+        out += (markdown[copied:start], shown)
+        copied = pos = paren + 1
     if not out:
         return markdown
     out.append(markdown[copied:])
@@ -142,6 +158,32 @@ def _styled(m: re.Match) -> str:
 
 
 @lru_cache(maxsize=1)
+def _numerals() -> tuple[dict[int, str], re.Pattern]:
+    """Digits drawn other than as digits, read as the number readers read: superscript and
+    subscript digits ("⁹⁹%" is 99%), circled and parenthesised numbers ("⑳" is 20, "❾" 9);
+    each such character (category No) whose compatibility form is its number's digits, or
+    whose name says it is circled. A run of them after a letter, digit or percent sign is an
+    exponent, an index or a note's mark ("10²", "CO₂", "30%¹") and is left as written. One
+    class of them all, and the table, built once from the Unicode database."""
+    table = {}
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if unicodedata.category(char) != "No":
+            continue
+        value = unicodedata.numeric(char, None)
+        if value is None or value < 0 or value != int(value):
+            continue
+        digits = str(int(value))
+        if unicodedata.normalize("NFKC", char).strip("()., ") == digits or "CIRCLED" in unicodedata.name(char, ""):
+            table[code] = digits
+    return table, re.compile(r"(?<![\w%])[" + "".join(re.escape(chr(code)) for code in sorted(table)) + "]+")
+
+
+def _numeral_run(m: re.Match) -> str:
+    return m.group().translate(_numerals()[0])
+
+
+@lru_cache(maxsize=1)
 def _lookalikes() -> tuple[dict[int, str], re.Pattern]:
     """Each letter other than ASCII's that Unicode's confusables data (UTS #39, as
     ``confusable_homoglyphs`` ships it) draws as one ASCII letter: Cyrillic "о" as "o",
@@ -168,9 +210,13 @@ def as_drawn(text: str) -> str:
     """Words whose every letter is drawn as a Latin one, read as the Latin word readers see:
     "nоt" with a Cyrillic "о" is "not", "ｎｏｔ" and "𝐧𝐨𝐭" too. A word with a letter of its own
     script that looks like no Latin one ("привет") is left as written, so text in other
-    scripts reads as it did. Each word is read once."""
+    scripts reads as it did. Digits drawn as superscripts or in circles are read as digits
+    (``_numerals``). Each word is read once."""
     if _STYLED.search(text) is not None:
         text = _STYLED.sub(_styled, text)
+    numerals = _numerals()[1]
+    if numerals.search(text) is not None:
+        text = numerals.sub(_numeral_run, text)
     table, lookalike = _lookalikes()
     if lookalike.search(text) is None:
         return text

@@ -1,4 +1,4 @@
-"""Text normalisation of stories' prose: sentences, tokens, figures and distinctive names.
+"""Text normalisation of stories' prose: sentences, tokens and distinctive names.
 
 Pure functions of strings, shared by the publish checks (``claims_support``) and the story
 fingerprints (``stories.fingerprints``), so that both agree on what a word is. Nothing here
@@ -8,7 +8,6 @@ touches the database.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 STOPWORDS = frozenset(
@@ -210,72 +209,6 @@ def words(text: str) -> list[str]:
     if text.isascii():  # then lowering the text first lowers exactly the words' letters
         return _WORD.findall(text.lower())
     return [w.lower() for w in _WORD.findall(text)]
-
-
-# ------------------------------------------------------------------------- figures
-
-# A number not glued to a word before it ("Qwen3", "GSM8K" and "ProgAgent-14B" are names,
-# not figures), with an optional unit: % or a magnitude suffix (64k, 14B, 2.5M, 3bn, 10x).
-# Linear time: the figure must not run on into a letter, nor into more digits through word
-# characters or points; the letter test comes first (one character), and the digit test is
-# lazy, so that each step of backtracking through a run of digits ("1111...1a") stops at the
-# next digit instead of rescanning the rest of the run.
-#
-# A hyphen or minus sign right before the digits glues them to the word before it only when
-# one is there ("ProgAgent-14B"); after a space, an opening mark or the start it is the
-# figure's sign ("-99.9%", "−30.7%": signed figures, which an unsigned claim does not
-# state), and after a figure it joins a range ("30.7%-99.9%": both ends are figures).
-_FIGURE = re.compile(
-    r"(?<![\w./])(?<![\w.\-/][-\u2212])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-    r"(?:\s?(%|percent\b|per cent\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
-    r"(?![A-Za-z])(?![\w.]*?\d)"
-)
-
-
-def _canonical_number(integer: str, fraction: str | None) -> str:
-    if not fraction:  # a whole number: its digits without leading zeros (no Decimal needed)
-        return integer.replace(",", "").lstrip("0") or "0"
-    raw = integer.replace(",", "") + fraction
-    try:
-        value = Decimal(raw)
-    except InvalidOperation:
-        return raw
-    text = format(value.normalize(), "f")
-    return text
-
-
-def figures(text: str) -> list[tuple[str, str]]:
-    """[(as written, canonical)] for each figure: '30.70 %' -> '30.7%', '64k-token' -> '64k',
-    '1,000' -> '1000'. Years and plain integers count too: the source must state them."""
-    out = []
-    for m in _FIGURE.finditer(text):
-        integer, fraction, pct, mag = m.group(1), m.group(2), m.group(3), m.group(4)
-        unit = "%" if pct else (mag.lower() if mag else "")
-        if unit == "bn":
-            unit = "b"
-        written, canonical = m.group(0).strip(), _canonical_number(integer, fraction) + unit
-        start = m.start()
-        if start and text[start - 1] in _SIGNS and (start == 1 or text[start - 2] in _BEFORE_SIGN):
-            written, canonical = text[start - 1] + written, "-" + canonical
-        out.append((written, canonical))
-    return out
-
-
-_SIGNS = "-\u2212"  # hyphen-minus and the minus sign
-_BEFORE_SIGN = frozenset(" \t\n\r\xa0([{\"'“‘")  # where a hyphen is a sign, not a joining hyphen or a range
-
-
-_RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
-
-
-def ranges(text: str) -> list[tuple[str, str, str]]:
-    """[(as written, from, to)] for each "from X to Y" whose ends are figures, canonical."""
-    out = []
-    for m in _RANGE.finditer(text):
-        low, high = figures(m.group(1)), figures(m.group(2))
-        if len(low) == 1 and len(high) == 1:
-            out.append((f"from {low[0][0]} to {high[0][0]}", low[0][1], high[0][1]))
-    return out
 
 
 # ------------------------------------------------------------------------- names

@@ -34,8 +34,9 @@ from functools import lru_cache
 
 from django.conf import settings
 
+from stories.figures import figures, ranges
 from stories.readable import visible
-from stories.text import NameIndex, content_tokens, figures, name_key, names, ranges, sentences
+from stories.text import NameIndex, content_tokens, name_key, names, sentences
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures

@@ -200,7 +200,8 @@ def test_readings_shared_between_units_and_stories_change_no_rubric(manifests_lo
 def test_a_reading_is_what_the_text_functions_read(manifests_loaded, seed_doc):
     from stories.checks.claims_support import reading
     from stories.checks.meaning import word_figures
-    from stories.text import content_tokens, figures, name_key, names, ranges
+    from stories.figures import figures, ranges
+    from stories.text import content_tokens, name_key, names
 
     texts = [fact["text"] for fact in seed_doc["key_facts"]]
     texts += [p["markdown"] for s in seed_doc["sections"] for p in s["paragraphs"]]

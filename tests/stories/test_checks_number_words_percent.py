@@ -5,7 +5,7 @@ seed's claims state."""
 import pytest
 
 from stories.checks.meaning.numbers import _word_figures
-from stories.text import figures
+from stories.figures import figures
 from tests.stories.helpers import criterion, errors, failing, para, rubric_of
 
 pytestmark = pytest.mark.django_db

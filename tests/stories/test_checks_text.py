@@ -5,8 +5,9 @@ import sys
 
 import pytest
 
+from stories.figures import figures, ranges
 from stories.readable import plain
-from stories.text import content_tokens, figures, name_key, name_stated, names, ranges, sentences
+from stories.text import content_tokens, name_key, name_stated, names, sentences
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,10 @@ import pytest
 
 from newsroom.models import Newsroom
 from stories.checks import run_checks
+from stories.figures import figures
 from stories.markup import to_text
 from stories.readable import plain, visible
-from stories.text import figures, names, words
+from stories.text import names, words
 from tests.syndication.helpers import client_for
 
 pytestmark = pytest.mark.django_db

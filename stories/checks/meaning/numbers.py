@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from text_to_num import alpha2digit
 
-from stories.text import figures
+from stories.figures import figures
 
 from .lexicon import lexicon
 
