@@ -13,34 +13,106 @@ import sys
 import unicodedata
 from functools import lru_cache
 
-# What a link's parentheses may hold, up to their first ")", for CommonMark to read a link:
-# a destination (in angle brackets, or with no space; here also with no bracket, so that a
-# destination cannot run on over the next link), then an optional title in quotes. With
-# anything else ("[text](see 99% of cases)") there is no link: readers read the brackets,
-# the parentheses and all between them as written, and so do the checks. A title is shown
-# when the pointer rests on the link, so it is read after the link's text. Each part is a
-# class the next does not share, and a title ends at its next quote mark: linear.
-_TARGET = re.compile(r"""[ \t\n]*(?:<[^<>\n]*>|[^\s<\[\]]*)(?:[ \t\n]+(?:"([^"]*)"|'([^']*)'))?[ \t\n]*""")
+# What follows a link's "](" for CommonMark to read a link, up to its ")": a destination, in
+# angle brackets or bare (no space, parentheses only balanced, here one deep), then an
+# optional title in quotes or parentheses, with at most one line break between the parts.
+# With anything else ("[text](see 99% of cases)") there is no link: readers read the
+# brackets, the parentheses and all between them as written, and so do the checks. A title
+# is shown when the pointer rests on the link, so it is read after the link's text. Every
+# repetition is possessive (it gives nothing back), and a bare destination stops at its
+# second "(", so a match runs past at most two of the "(" that start the next ones: linear.
+_TARGET = re.compile(
+    r"[ \t]*+\n?+[ \t]*+"
+    r"(?:<(?:[^<>\n\\]|\\.)*+>|(?:[^\s<()\\]|\\\S|\((?:[^\s()\\]|\\\S)*+\))*+)"
+    r"""(?:(?:[ \t]++\n?+|\n)[ \t]*+(?:"((?:[^"\\]|\\.)*+)"|'((?:[^'\\]|\\.)*+)'|\(((?:[^()\\]|\\.)*+)\)))?+"""
+    r"[ \t]*+\n?+[ \t]*+\)"
+)
 
 
-def unlink(markdown: str) -> str:
+# A link reference definition on one line, "[label]: destination "title"", which the page
+# does not show (it names a link's target). Only one that CommonMark reads as a definition:
+# a label with a character other than a space and no bracket that is not escaped, a bare
+# destination with no parentheses or one in angle brackets, an optional title, then the
+# line's end. Anything else (a definition over several lines, a title with an escaped
+# quote) is read as written: more text than readers see, never less. Each part is a class
+# the next does not share, and no part runs past the line: linear.
+_DEFINITION = re.compile(
+    r"^ {0,3}\[([ \t]*(?:[^\s\[\]\\]|\\.)(?:[^\n\[\]\\]|\\.)*)\]:[ \t]*"
+    r"(?:<[^<>\n]*>|(?:[^\s<()\\]|\\\S)(?:[^\s()\\]|\\\S)*)"
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*(?:\n|\Z)""",
+    re.MULTILINE,
+)
+_FENCES = ("```", "~~~")
+MAX_LABEL = 999  # CommonMark: a longer label makes no definition
+
+
+def undefine(markdown: str) -> str:
+    """The text without its link reference definitions, which readers do not see: each
+    ``_DEFINITION`` where a block starts (at the start, after a blank line or right after
+    another definition; a definition cannot interrupt a paragraph). A text with a code fence
+    keeps them all, since a fence may show one as code. Each line is looked at once."""
+    if "]:" not in markdown or any(fence in markdown for fence in _FENCES):
+        return markdown
+    out, copied = [], 0
+    for m in _DEFINITION.finditer(markdown):
+        start = m.start()
+        if len(m[1]) > MAX_LABEL:
+            continue
+        if start != copied and not markdown[markdown.rfind("\n", 0, start - 1) + 1 : start].isspace():
+            continue  # inside a paragraph: shown as written
+        out.append(markdown[copied:start])
+        copied = m.end()
+    if not out:
+        return markdown
+    out.append(markdown[copied:])
+    return "".join(out)
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the character at ``at`` follows an odd run of backslashes (is escaped)."""
+    start = at
+    while start and text[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
+
+
+# Where a page may show Markdown as written, as code, from where it stands to the block's
+# end: a fence, or an indented code block (four spaces or a tab, which may follow a list's or
+# a quote's marks). A code span shows only what stands between two backticks.
+_CODE = ("```", "~~~", "    ", "\t")
+
+
+def unlink(markdown: str, references: bool = False) -> str:
     r"""Each link, ``[text](target "title")``, replaced by its text (and its title, which
     readers see when they point at it), and each image, ``![text](target)``, by nothing:
-    the page shows no image (the sanitiser drops it), so no reader reads its text. Brackets and parentheses that make no link (``_TARGET``) stay.
+    the page shows no image (the sanitiser drops it), so no reader reads its text. Brackets
+    and parentheses that make no link stay as written: an escaped bracket, a target that
+    ``_TARGET`` does not read as one. Of brackets inside brackets, the innermost make the
+    link ("[n[ot](url)" shows "[not"). A link that may be shown as written (in code, or
+    after a label's "]") is read both ways (``_both_ways``).
 
     What ``re.sub(r"!?\[([^\]]*)\]\(([^)]*)\)", ...)`` does, in one pass: that regex
     retries from every ``[`` and rescans the rest of the text each time, so a paragraph of
     ``[`` took quadratic time. Here the text is read once: when no ``]`` (or ``)``) follows,
     no later link can end either, every ``[`` before a ``]`` that is not followed by a link's
-    target fails on that same ``]``, and the first ``)`` after a ``](`` is found once for
-    every ``](`` before it.
+    target fails on that same ``]`` (the innermost ``[`` is found by looking back to the
+    first), a target is read as ``_TARGET`` says, and the next blank line is found once for
+    every link before it. A run of backslashes is counted once, for the bracket it escapes.
     """
+    if "](" not in markdown:
+        return markdown
     find = markdown.find
-    out, copied, pos, paren = [], 0, 0, -1
+    links, copied, pos, paren, blank = [], 0, 0, -1, -1  # links: (start, end, what readers read, either way)
+    code = any(mark in markdown for mark in _CODE)
+    ticks = (find("`"), markdown.rfind("`"))  # a link between the first and the last may be in a code span
+    definitions = references or "]:" in markdown  # labels that make links (their definitions may be gone)
     while (opening := find("[", pos)) >= 0:
         closing = find("]", opening + 1)
         if closing < 0:
             break
+        first, opening = opening, markdown.rfind("[", opening, closing)
+        while opening > first and _escaped(markdown, opening):
+            opening = markdown.rfind("[", first, opening)
         pos = closing + 1
         if not markdown.startswith("(", closing + 1):
             continue
@@ -48,17 +120,73 @@ def unlink(markdown: str) -> str:
             paren = find(")", closing + 2)
             if paren < 0:
                 break
-        target = _TARGET.fullmatch(markdown, closing + 2, paren)
+        if blank < opening:
+            found = _BLANK.search(markdown, opening)
+            blank = found.start() if found else len(markdown)
+        target = _TARGET.match(markdown, closing + 2)
         if target is None:
             continue  # no link: read as written
-        image = opening > copied and markdown[opening - 1] == "!"
+        if blank < target.end():
+            continue  # a blank line ends the paragraph, and with it any link
+        if _escaped(markdown, opening) or _escaped(markdown, closing):
+            continue  # "\[text](url)" is shown as written
+        image = opening > copied and markdown[opening - 1] == "!" and not _escaped(markdown, opening - 1)
         start = opening - 1 if image else opening
-        title = target[1] or target[2]
+        title = target[1] or target[2] or target[3]
         shown = "" if image else markdown[opening + 1 : closing] + (f" {title}" if title else "")
-        out += (markdown[copied:start], shown)
-        copied = pos = paren + 1
-    if not out:
+        # "[text][label](url)" may be a link by reference, then "(url)" as written
+        either = (
+            code
+            or ticks[0] < start < target.end() <= ticks[1]
+            or (definitions and start and markdown[start - 1] == "]")
+        )
+        links.append((start, target.end(), shown, either))
+        copied = pos = target.end()
+    if not links:
         return markdown
+    if any(link[3] for link in links):
+        return _both_ways(markdown, links)
+    out, copied = [], 0
+    for start, end, shown, _ in links:
+        out += (markdown[copied:start], shown)
+        copied = end
+    out.append(markdown[copied:])
+    return "".join(out)
+
+
+_SPACE = re.compile(r"\s")
+_BLANK = re.compile(r"\n[ \t]*\n")
+
+
+def _both_ways(markdown: str, links: list[tuple[int, int, str, bool]]) -> str:
+    """The text with each run of non-space characters that holds a link that may be shown as
+    written (its last item) read both ways: with its links read ("not"), then as written
+    ("[n](url)ot"), so that each reading keeps the letters it glues. Other links are read.
+    A run is looked back over only to the end of the run before it, and forward from past
+    its last link: linear."""
+    out, copied, i = [], 0, 0
+    while i < len(links):
+        begin, stop, shown, either = links[i]
+        if not either:
+            out += (markdown[copied:begin], shown)
+            copied, i = stop, i + 1
+            continue
+        while begin > copied and not markdown[begin - 1].isspace():
+            begin -= 1
+        space = _SPACE.search(markdown, stop)
+        end = space.start() if space else len(markdown)
+        first = i
+        while i + 1 < len(links) and links[i + 1][0] < end:
+            i += 1
+            if links[i][1] > end:
+                space = _SPACE.search(markdown, links[i][1])
+                end = space.start() if space else len(markdown)
+        read, at = [], begin
+        for start, stop, shown, _ in links[first : i + 1]:
+            read += (markdown[at:start], shown)
+            at = stop
+        out += (markdown[copied:begin], *read, markdown[at:end], " ", markdown[begin:end])
+        copied, i = end, i + 1
     out.append(markdown[copied:])
     return "".join(out)
 
@@ -78,14 +206,20 @@ _REFERENCE = re.compile(r"\\[!-/:-@\[-`{-~]|&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{
 # A run of Markdown marks. Between two letters or digits, "_", "#" and ">" are never markup
 # (CommonMark does not open or close "_" emphasis inside a word), so readers see them, and
 # the word is two; "*", "~~", "`" and brackets (a link by reference) may be markup that
-# readers do not see ("n*o*t" is "not") or characters that they do ("not*reached"). Each is
-# one character class between one-character lookarounds: linear, and replaced in C.
+# readers do not see ("n*o*t" is "not") or characters that they do ("not*reached"). So may
+# "_" once a link's text stands beside it: "[n](url)_[ot](url)_" shows "not". Each is one
+# character class between one-character lookarounds: linear, and replaced in C.
 _MARK_RUN = re.compile(r"[*_`~#>\[\]]+")
 # Each starts with the letter before the run (kept by the replacement): a pattern that starts
 # with a class is searched for that class, where a lookbehind would be tried at every place.
 _INSIDE = r"([^\W_]){}(?=[^\W_])"
-_LITERAL_INSIDE = re.compile(_INSIDE.format(r"[_#>]+"))
-_LITERAL_INSIDE_NO_LINKS = re.compile(_INSIDE.format(r"[_#>\[\]]+"))  # no link definitions: brackets are seen
+# The marks readers see between two letters, by (a link was read, a link definition is there).
+_LITERAL_INSIDE = {
+    (False, True): re.compile(_INSIDE.format(r"[_#>]+")),
+    (False, False): re.compile(_INSIDE.format(r"[_#>\[\]]+")),  # no link definitions: brackets are seen
+    (True, True): re.compile(_INSIDE.format(r"[#>]+")),
+    (True, False): re.compile(_INSIDE.format(r"[#>\[\]]+")),
+}
 _AMBIGUOUS_INSIDE = re.compile(_INSIDE.format(r"[*_`~#>\[\]]+"))
 
 
@@ -257,15 +391,18 @@ def plain(markdown: str) -> str:
     untrusted, and the renderer itself is too slow for a hostile paragraph."""
     if markdown.isascii() and not any(c in markdown for c in _MARKUP):
         return " ".join(markdown.split())
-    text = unlink(markdown)
+    references = "]:" in markdown  # a link reference definition makes "n[o]t" a link, read "not"
+    text = unlink(undefine(markdown), references)
+    # A link's text next to a mark ("[n](url)_[ot](url)_" shows "not"): the mark may be markup.
+    linked = text != markdown
     if "&" in text or "\\" in text:
         text = _REFERENCE.sub(_reference, text)
     text = visible(text)
     if not any(c in text for c in _MARKS):
         return " ".join(text.split())
-    references = "]:" in text  # a link reference definition makes "n[o]t" a link, read "not"
+    references = references or "]:" in text
     if any(c in text for c in "_#>[]"):
-        text = (_LITERAL_INSIDE if references else _LITERAL_INSIDE_NO_LINKS).sub(r"\1 ", text)
+        text = _LITERAL_INSIDE[linked, references].sub(r"\1 ", text)
     if _AMBIGUOUS_INSIDE.search(text) is not None:
         text = " ".join(text.split())  # words are then separated by single spaces
         out, copied = [], 0
