@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from newsroom.infra.jsondoc import MAX_TEXT
 from stories import desk
 from stories import figures as F
+from stories import links as L
 from stories import readable as R
 from stories import text as T
 from stories.checks import run_checks
@@ -31,7 +32,7 @@ from tests.syndication.helpers import client_for
 
 FUNCTIONS = {
     "plain": R.plain,
-    "unlink": R.unlink,
+    "unlink": L.unlink,
     "sentences": T.sentences,
     "words": T.words,
     "content_tokens": T.content_tokens,
@@ -155,7 +156,7 @@ def test_unlink_does_what_the_link_regex_does(markdown):
         title = m[3] or m[4] or m[5]
         return "" if m[1] else m[2] + (f" {title}" if title else "")
 
-    assert R.unlink(markdown) == LINK.sub(shown, markdown)
+    assert L.unlink(markdown) == LINK.sub(shown, markdown)
 
 
 # (with today's sign rule: a hyphen glues the digits only to a word before it)
