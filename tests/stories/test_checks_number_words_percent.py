@@ -51,3 +51,34 @@ def test_percent_in_words_unstated_by_the_claims_fails_claims_support(manifests_
         f.get("canonical") == "215%" and f.get("figure") == "two hundred and fifteen percent"
         for f in errors(rubric, "claims_support")
     )
+
+
+@pytest.mark.parametrize(
+    "text, written, in_digits",
+    [
+        ("reached three hundred seven per mille", "three hundred seven per mille", "307 per mille"),
+        ("reached three hundred and seven Permille of it", "three hundred and seven Permille", "307\u2030"),
+        ("reached two hundred and fifteen PER MILLE.", "two hundred and fifteen PER MILLE", "215 per mille"),
+    ],
+)
+def test_number_words_before_per_mille_read_as_the_same_number_in_digits(text, written, in_digits):
+    [(_, canonical)] = figures(in_digits)
+    assert _word_figures(text) == ((written, canonical),)
+    assert canonical in ("30.7%", "21.5%")
+
+
+def test_per_mille_in_words_is_checked_against_the_claims(manifests_loaded, seed_doc):
+    """The claims state 30.7% (and 215 tasks): "three hundred seven per mille" is that
+    figure, "two hundred and fifteen per mille" (21.5%) is not."""
+    p = para(seed_doc, 2, 1)
+    assert "reached a 30.7%" in p["markdown"]
+    original = p["markdown"]
+    p["markdown"] = original.replace("reached a 30.7%", "reached three hundred and seven per mille")
+    assert criterion(rubric_of(seed_doc), "claims_support")["passed"] is True
+    p["markdown"] = original.replace("reached a 30.7%", "reached two hundred and fifteen per mille")
+    rubric = rubric_of(seed_doc)
+    assert criterion(rubric, "claims_support")["passed"] is False
+    assert any(
+        f.get("canonical") == "21.5%" and f.get("figure") == "two hundred and fifteen per mille"
+        for f in errors(rubric, "claims_support")
+    )

@@ -1,6 +1,7 @@
 """Number words as figures: "four" is 4, "twenty-one" 21, "a dozen" 12, "half" 50%,
 "twice" 2x, "zero" and "none" 0; followed by "percent" or "per cent", a number is a
-percentage, as in digits: "fifteen percent" is 15%.
+percentage, as in digits: "fifteen percent" is 15%; followed by "per mille", a tenth of
+one: "three hundred seven per mille" is 30.7%.
 
 Cardinal words are read by ``text2num`` (its ``alpha2digit``, a compiled parser that needs
 no download); the few words it leaves alone ("half", "twice", "dozen", "none") come from
@@ -152,15 +153,17 @@ def _numeric(low: str) -> bool:
     return low.rstrip("s") in NUMBER_WORDS
 
 
-def _percent_words(source: list[str], i: int) -> int:
-    """How many of the words from ``source[i]`` say "percent" ("percent" or "per cent", in
-    any case): 0 when they do not."""
+def _percentage_words(source: list[str], i: int) -> tuple[int, str]:
+    """How many of the words from ``source[i]`` say "percent" or "per mille" ("percent",
+    "per cent", "per mille", "permille", in any case), and which of the two: (0, "") when
+    they say neither."""
     word = source[i].lower() if i < len(source) else ""
-    if word == "percent":
-        return 1
-    if word == "per" and i + 1 < len(source) and source[i + 1].lower() == "cent":
-        return 2
-    return 0
+    if word in ("percent", "permille"):
+        return 1, word
+    following = source[i + 1].lower() if word == "per" and i + 1 < len(source) else ""
+    if following in ("cent", "mille"):
+        return 2, f"per {following}"
+    return 0, ""
 
 
 def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
@@ -186,9 +189,9 @@ def _parse_chunk(source: list[str], specials: dict) -> list[tuple[str, str]]:
         while i < len(source) and source[i] != nxt:
             i += 1
         written = " ".join(source[start:i]) or target[j]
-        unit = _percent_words(source, i) if i > start else 0
-        if unit:  # "fifteen percent" is 15%, as "15 percent" is: the unit is kept
-            canon = _digit_figure(f"{target[j]} percent")
+        unit, said = _percentage_words(source, i) if i > start else (0, "")
+        if unit:  # "fifteen percent" is 15%, as "15 percent" is, and "307 per mille" 30.7%
+            canon = _digit_figure(f"{target[j]} {said}")
             written = " ".join(source[start : i + unit])
         if canon is not None and canon != "1" and i - start <= MAX_RUN and specials.get(written.lower()) is None:
             out.append((written, canon))
