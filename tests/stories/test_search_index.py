@@ -144,3 +144,24 @@ def test_refresh_all_and_the_migration_write_the_documents_the_commit_step_write
     with connection.cursor() as cursor:
         cursor.execute(migration.BACKFILL)
     assert {s.story_id: s.document for s in StorySearch.objects.all()} == kept
+
+
+def _plan_rows(node) -> int:
+    """The rows every node of a plan produced, over all its loops."""
+    own = node.get("Actual Rows", 0) * node.get("Actual Loops", 1)
+    return own + sum(_plan_rows(child) for child in node.get("Plans", []))
+
+
+def test_refreshing_a_batch_reads_each_story_s_body_once(demo, seed_doc):
+    """A batch's documents are written in one statement whose work grows with the batch, not
+    with its square: each story's paragraphs are read and joined once, whatever the planner
+    estimates for rows it has not analysed yet."""
+    for i in range(60):
+        import_seed_story(seed_doc, id=f"8{i:02}", slug=f"batch-{i}", paragraphs=3, edition="2026-10-18T00")
+    ids = [f"8{i:02}" for i in range(60)]
+    read = Paragraph.objects.filter(section__story__in=ids).count() + len(ids) * 2  # paragraphs, sections, stories
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + search_index._sql(), {"ids": ids})
+        plan = cursor.fetchone()[0][0]["Plan"]
+    assert _plan_rows(plan) <= 4 * read
+    assert StorySearch.objects.filter(story_id__in=ids).count() == len(ids)
