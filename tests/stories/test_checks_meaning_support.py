@@ -290,6 +290,10 @@ _ORDINARY = [
     "30.7%",
     "1,000",
     "2nd",
+    "Ⅻ",  # not ASCII: letters and digits outside A-Z and 0-9, which lowercase to more than one
+    "İstanbul",
+    "Kelvin",  # KELVIN SIGN, lowercased to an ASCII k
+    "٣",
 ]
 
 
