@@ -307,6 +307,9 @@ LOGGING = {
 
 # /readyz checks (by name prefix) reported without failing the probe, e.g. "cache,database:replica".
 READYZ_OPTIONAL = env.list("READYZ_OPTIONAL", default=[])
+# Each process answers /readyz from checks at most this old: a flood of probes costs the
+# database and the cache one round of checks a second per process, not one per request.
+READYZ_CACHE_SECONDS = env.float("READYZ_CACHE_SECONDS", default=1.0)
 
 # CDN purge hook (newsroom/infra/cdn.py): POST {"urls": [...]} here after a publish or correction.
 CDN_PURGE_URL = env("CDN_PURGE_URL", default="")

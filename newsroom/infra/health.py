@@ -4,10 +4,15 @@
 outage does not make an orchestrator restart every app server). ``/readyz``: the database
 answers ``SELECT 1`` (the primary and every replica) and the cache round-trips a value; 503
 with JSON naming each check that failed, so a load balancer stops sending traffic (unless
-the check is listed in ``READYZ_OPTIONAL``).
+the check is listed in ``READYZ_OPTIONAL``). The probe is public and unthrottled (a load
+balancer must always reach it), so each process runs the checks at most once every
+``READYZ_CACHE_SECONDS`` and answers the probes in between from that round: requests that
+arrive while a round runs wait for it instead of starting their own.
 """
 
 import logging
+import threading
+import time
 import uuid
 
 from django.conf import settings
@@ -16,6 +21,9 @@ from django.db import connections
 from django.http import JsonResponse
 
 logger = logging.getLogger(__name__)
+
+_recent_lock = threading.Lock()
+_recent: tuple[float, dict[str, str]] | None = None  # (monotonic time of the round, its results)
 
 
 def _no_store(response):
@@ -64,6 +72,26 @@ def readiness() -> dict[str, str]:
     return results
 
 
+def recent_readiness() -> dict[str, str]:
+    """``readiness()``, run again only when this process's last round is older than
+    ``READYZ_CACHE_SECONDS`` (0: every call)."""
+    global _recent
+    ttl = settings.READYZ_CACHE_SECONDS
+    with _recent_lock:  # one round at a time; whoever waited takes its results
+        if _recent is not None and 0 <= time.monotonic() - _recent[0] < ttl:
+            return _recent[1]
+        results = readiness()
+        _recent = (time.monotonic(), results)
+        return results
+
+
+def forget_readiness() -> None:
+    """Drop this process's last round: the next probe runs the checks."""
+    global _recent
+    with _recent_lock:
+        _recent = None
+
+
 def readyz(request):
     """200 when every dependency answers, else 503 naming the ones that did not.
 
@@ -72,7 +100,7 @@ def readyz(request):
     them, and a shared dependency failing must not take every app server out of the load
     balancer at once. The status is then ``degraded``.
     """
-    results = readiness()
+    results = recent_readiness()
     failed = sorted(name for name, outcome in results.items() if outcome != "ok")
     optional = tuple(settings.READYZ_OPTIONAL)
     fatal = [name for name in failed if not name.startswith(optional)] if optional else failed

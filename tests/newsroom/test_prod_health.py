@@ -3,7 +3,18 @@
 import pytest
 from django.db import OperationalError, connections
 
+from newsroom.infra import health
+
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_round():
+    """Each test's first probe runs the checks (a round of another test is not kept)."""
+    health.forget_readiness()
+    yield
+    health.forget_readiness()
+
 
 CLOSED_REDIS = {
     "default": {
@@ -109,3 +120,69 @@ def test_a_required_check_failing_fails_readyz_even_with_optional_ones(client, s
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["status"] == "fail"
+
+
+def test_a_flood_of_probes_runs_one_round_of_checks_a_window(client, settings, monkeypatch, django_assert_num_queries):
+    """An anonymous client may call /readyz as often as it likes: within
+    ``READYZ_CACHE_SECONDS`` the process answers from its last round, and the database sees
+    one ``SELECT 1``."""
+    settings.READYZ_CACHE_SECONDS = 5
+    now = [1000.0]
+    monkeypatch.setattr(health.time, "monotonic", lambda: now[0])
+    with django_assert_num_queries(1):
+        for _ in range(20):
+            assert client.get("/readyz").status_code == 200
+    now[0] += 5  # the window is over: the next probe runs the checks again
+    with django_assert_num_queries(1):
+        assert client.get("/readyz").status_code == 200
+
+
+def test_a_failure_shows_once_the_window_is_over(client, settings, monkeypatch):
+    settings.READYZ_CACHE_SECONDS = 5
+    now = [1000.0]
+    monkeypatch.setattr(health.time, "monotonic", lambda: now[0])
+    assert client.get("/readyz").status_code == 200
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(health, "check_database", refuse)
+    assert client.get("/readyz").status_code == 200  # the round of a moment ago
+    now[0] += 5.001
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["failed"] == ["database:default"]
+
+
+def test_with_no_window_every_probe_runs_the_checks(client, settings, django_assert_num_queries):
+    settings.READYZ_CACHE_SECONDS = 0
+    with django_assert_num_queries(3):
+        for _ in range(3):
+            assert client.get("/readyz").status_code == 200
+
+
+def test_probes_arriving_during_a_round_wait_for_it_and_share_it(settings, monkeypatch):
+    """Threads probing at once run the checks once between them."""
+    import threading
+
+    settings.READYZ_CACHE_SECONDS = 60
+    rounds, started, release = [], threading.Event(), threading.Event()
+
+    def slow_round():
+        rounds.append(1)
+        started.set()
+        release.wait(5)
+        return {"database:default": "ok", "cache": "ok"}
+
+    monkeypatch.setattr(health, "readiness", slow_round)
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(health.recent_readiness())) for _ in range(8)]
+    threads[0].start()
+    assert started.wait(5)
+    for thread in threads[1:]:
+        thread.start()
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert len(rounds) == 1
+    assert answers == [{"database:default": "ok", "cache": "ok"}] * 8
