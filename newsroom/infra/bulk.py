@@ -227,3 +227,16 @@ def analyze(models, *, rows: int, using: str = DEFAULT_DB_ALIAS) -> None:
         tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models)
         cursor.execute(f"ANALYZE {tables}")
         _since_analyze[using] = (txid, 0)
+
+
+def check_deferred(using: str = DEFAULT_DB_ALIAS) -> None:
+    """On PostgreSQL, run now the foreign-key checks that the transaction's writes so far
+    have queued for its commit (Django's ``check_constraints``: ``SET CONSTRAINTS ALL
+    IMMEDIATE``, which runs them in bulk as the commit would, then ``DEFERRED`` again for the
+    writes after). A bulk import calls it at the end of each batch: a missing row is
+    reported inside the batch's savepoint, and the checks run while the checks' workers
+    are busy rather than all in a commit that nothing else runs beside. Elsewhere it does
+    nothing (SQLite's way to check them now scans whole tables): the commit checks them."""
+    connection = connections[using]
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        connection.check_constraints()

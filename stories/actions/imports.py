@@ -41,6 +41,7 @@ import contextlib
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
+from newsroom.infra.bulk import check_deferred
 from stories.checks.batch import BatchReads, batch_reads
 from stories.checks.runner import checks_ahead
 from stories.desk import DeskError, ImportResult, resolve_batch_references, resolve_references
@@ -195,6 +196,7 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
                 stories, written = write_new(
                     run, known, user=user, action="restore" if restore else action, restore=restore, rendered=rendered
                 )
+                check_deferred()  # a dangling row is refused here, inside the savepoint
         except (IntegrityError, DataError):
             # Rolled back to the savepoint. One by one, the refusal is reported with its line
             # (as the per-story path reports it), or, if it came from the batch as a whole,
@@ -211,6 +213,7 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
         publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
         with written_in_bulk(written), batch_reads(reads):
             outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)
+        check_deferred()  # the publications' rows, now rather than all at the file's commit
     for (line, _, story), outcome in zip(publishing, outcomes):
         if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
             refused.append((line, ImportResult(story, "created", refused=outcome)))
