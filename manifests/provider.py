@@ -189,7 +189,7 @@ def _recently_fetched(ids: list[str], hours: float) -> set[str]:
 
 def _fetch_one(manifest_id: str, config: ProviderConfig, adapter) -> tuple[Result, bool]:
     """Fetch, map and store one manifest. Returns its result and whether to stop the run."""
-    if not ID_RE.match(manifest_id):
+    if not ID_RE.fullmatch(manifest_id):
         return Result(
             manifest_id, FAILED, f"{manifest_id[:80]!r} is not a valid manifest id (letters, digits, - and _)"
         ), False

@@ -36,7 +36,7 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, object]:
             moment.astimezone(dt.UTC)  # a time the database can hold (not past year 9999 in UTC)
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError, OverflowError):
         raise BadParameter("cursor", "not a cursor this API gave out") from None
-    if isinstance(pk, str) and not ID_RE.match(pk):
+    if isinstance(pk, str) and not ID_RE.fullmatch(pk):
         raise BadParameter("cursor", "not a cursor this API gave out")
     if isinstance(pk, int) and not 0 <= pk < 2**63:
         raise BadParameter("cursor", "not a cursor this API gave out")

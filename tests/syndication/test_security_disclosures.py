@@ -55,6 +55,15 @@ def test_a_cursor_past_the_last_representable_time_is_a_400(demo, read_key, url,
     assert response.json()["error"]["parameter"] == "cursor"
 
 
+@pytest.mark.parametrize("url", ["/api/v1/stories/", "/api/v1/editions/"])
+@pytest.mark.parametrize("pk", ["81\u0000x", "81 x", "a" * 65, "81\n"])
+def test_a_cursor_whose_id_is_no_id_is_a_400(demo, read_key, url, pk):
+    """The whole id is read as one (a NUL after valid characters reached PostgreSQL: 500)."""
+    response = client_for(read_key[1]).get(url, {"cursor": _cursor("2026-01-01T00:00:00+00:00", pk)})
+    assert response.status_code == 400
+    assert response.json()["error"]["parameter"] == "cursor"
+
+
 def test_a_newsroom_or_beat_with_nothing_published_is_not_confirmed(manifests_loaded, story_doc, read_key):
     actions.import_story(
         desk.validate(story_doc(id=None, slug="s", newsroom="secret-launch", beat="merger-talks", published_at=None))
