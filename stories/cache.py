@@ -92,6 +92,13 @@ def citing_story_ids(manifest_id: str) -> set[str]:
     return set(Cite.objects.citing(manifest=manifest_id).values_list("story_id", flat=True))
 
 
+def citing_claim_story_ids(claim_id: str) -> set[str]:
+    """The stories (any status) with a cite of this claim, under whichever manifest."""
+    from .models import Cite
+
+    return set(Cite.objects.citing(claim=claim_id).values_list("story_id", flat=True))
+
+
 def source_changed(sender, instance, update_fields=None, created=False, **kwargs):
     """A manifest or claim changed: refresh the stories that cite it, and every list
     (manifest pages list claims). Only the stories citing it re-render. A new manifest, or a
@@ -103,6 +110,10 @@ def source_changed(sender, instance, update_fields=None, created=False, **kwargs
         return
     manifest_id = instance.pk if sender is Manifest else instance.manifest_id
     citing = citing_story_ids(manifest_id)
+    if sender is not Manifest and not created:
+        # A claim moved to another manifest is still cited, under the old one, by the
+        # stories that cited it there: their pages show its text too.
+        citing |= citing_claim_story_ids(instance.pk)
     if created and not citing:
         return
     for story_id in citing:

@@ -378,6 +378,21 @@ def test_only_stories_citing_a_changed_source_are_refreshed(client, demo, seed_d
     assert "A corrected claim text." in after.content.decode()
 
 
+def test_a_cited_claim_moved_to_another_manifest_refreshes_the_stories_citing_it(client, demo):
+    """They cite it under its old manifest, which did not change: its own stories follow it."""
+    from manifests.models import Claim
+    from tests.factories import ManifestFactory
+
+    before = client.get(URL)["ETag"]
+    claim = Claim.objects.get(id="1792067413462310158")
+    claim.manifest = ManifestFactory()
+    claim.text = "A claim moved and reworded."
+    claim.save()
+    after = client.get(URL)
+    assert after["ETag"] != before
+    assert "A claim moved and reworded." in after.content.decode()
+
+
 @pytest.mark.parametrize(
     "url",
     [
