@@ -28,3 +28,17 @@ def test_generated_stories_are_served_and_found(client):
     assert paragraph.markdown[:200] in page.content.decode()
     word = paragraph.markdown.split()[0]
     assert story in Story.objects.published().search(word)
+
+
+def test_a_newsroom_s_database_is_refused(story_doc, manifests_loaded):
+    """Its stories are published without the checks: a database holding stories of its own
+    (any besides the demo's) is not filled, and nothing is written."""
+    from django.core.management import CommandError
+
+    from stories import actions, desk
+
+    actions.import_story(desk.validate({**story_doc(id="930", slug="a-newsroom-story"), "published_at": None}))
+    before = Story.objects.count()
+    with pytest.raises(CommandError, match=r"holds stories besides the demo.s \(1\)"):
+        call_command("generate_scale_data", stories=30, manifests=2, claims=8, stdout=io.StringIO())
+    assert Story.objects.count() == before

@@ -8,20 +8,23 @@ manifests, claims and published stories with PostgreSQL ``COPY`` (psycopg 3
 whatever the counts. Each story has one section, one paragraph citing three claims of one
 manifest, and sits in the demo's newsroom (the worst case for its page) on an hourly
 edition, 40 stories an hour going back in time from the demo story's edition. Ids are fixed
-ranges, so a second run with the same counts finds the rows there and stops; never run it
-against a production database.
+ranges, so a second run with the same counts finds the rows there and stops. Its stories
+are published without the checks, so it refuses a database that holds any story besides the
+demo's: it fills only a new benchmark database.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
+from stories.management.commands.loaddemo import DEMO_DIR
 from stories.markup import to_html
 
 MANIFEST_BASE, CLAIM_BASE, STORY_BASE = 1_700_000_000_000_000_000, 1_600_000_000_000_000_000, 1_500_000_000_000_000_000
@@ -79,6 +82,19 @@ class Command(BaseCommand):
 
         if Story.objects.filter(id=str(STORY_BASE)).exists():
             raise CommandError("generated data is already there (drop the database to start again)")
+        # Its stories are published without the checks: never where readers are. A database
+        # holding any story besides the demo's is a newsroom's, not a benchmark's.
+        demo_ids = [
+            json.loads(path.read_bytes())["id"]
+            for path in DEMO_DIR.glob("*.json")
+            if not path.name.endswith(".manifests.json")
+        ]
+        own = Story.objects.exclude(id__in=demo_ids).count()
+        if own:
+            raise CommandError(
+                f"this database holds stories besides the demo's ({own}): generate_scale_data publishes its "
+                "stories without the checks and fills only a new benchmark database; nothing was written"
+            )
         call_command("loaddemo", stdout=io.StringIO())
         self.t0 = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cursor:
