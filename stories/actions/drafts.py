@@ -179,6 +179,12 @@ def publish_changes(
         live, draft = _live_and_draft(draft)
         if live.status not in LIVE_STATUSES:
             raise ActionError("the story is not live any more: discard these changes and edit the story itself")
+        moved = [f for f in ("slug", "edition_id", "newsroom_id") if getattr(draft, f) != getattr(live, f)]
+        if moved:  # checked at the draft's address, they would go live at the story's own
+            names = ", ".join(f.removesuffix("_id") for f in moved)
+            raise ActionError(
+                f"these changes are at another {names} than the live story's: discard them and start again"
+            )
         if correction and live.status != Story.Status.PUBLISHED:
             raise ActionError("corrections are recorded on published stories; this one is only scheduled")
         base = _base_version(draft)

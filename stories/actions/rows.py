@@ -26,6 +26,20 @@ from stories.models import Cite, CiteClaim, Image, KeyFact, Paragraph, RelatedLi
 from .commit import commit
 
 
+def refuse_moved_changes(draft: Story, doc: dict) -> None:
+    """Pending changes take effect at the live story's address: their checks read the
+    draft's edition and newsroom (``manifests_recent``, ``not_a_repeat``), so a draft whose
+    document moves it would be checked where it will never be read. Refused, naming the
+    field."""
+    for field, stored in (("slug", draft.slug), ("edition", draft.edition_id), ("newsroom", draft.newsroom.slug)):
+        if doc[field] != stored:
+            raise DeskError(
+                field,
+                f"story {draft.pk} holds the pending changes of story {draft.draft_of_id}, which stays at its "
+                f"{field} {stored!r}: changes cannot move it to {doc[field]!r}; nothing was written",
+            )
+
+
 def save_document(
     doc: dict, *, user=None, action: str = "import", expected_version: int | None = None, restore: bool = False
 ) -> ImportResult:
@@ -57,6 +71,8 @@ def save_document(
         wanted = doc if restore else {**doc, "published_at": current["published_at"]}
         if same_stored_fields(current, wanted, loaded_manifests(loaded)[1]):
             return ImportResult(loaded, "unchanged")
+        if loaded.draft_of_id is not None and not restore:
+            refuse_moved_changes(loaded, doc)
         check_append_only(current["corrections"], doc["corrections"])
         if not restore and len(doc["corrections"]) > len(current["corrections"]):
             raise imported_corrections(story, len(doc["corrections"]) - len(current["corrections"]))
@@ -79,7 +95,9 @@ def save_document(
     edition, _ = Edition.objects.get_or_create_for(doc["edition"])
     create_stubs(doc)
 
-    clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk=story.pk).first()
+    # Pending changes share their live story's address (``refuse_moved_changes``).
+    own = [pk for pk in (story.pk, story.draft_of_id) if pk is not None]
+    clash = Story.objects.filter(edition_date=doc["edition"][:10], slug=doc["slug"]).exclude(pk__in=own).first()
     if clash is not None:
         # Only a published story is named: a draft's or a scheduled story's id is not the
         # sender's to learn (a partner's submission gets this message too).
