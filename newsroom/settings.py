@@ -257,6 +257,13 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
     DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
     DATABASE_REPLICAS.append(_alias)
 DATABASE_ROUTERS = ["newsroom.infra.db_router.PrimaryReplicaRouter"] if DATABASE_REPLICAS else []
+# A PostgreSQL server that does not answer a connection attempt fails it after this many
+# seconds (libpq's connect_timeout; 0: wait as long as the network does): an unreachable
+# address would otherwise hold each request, and every /readyz probe, for minutes.
+DATABASE_CONNECT_TIMEOUT = env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+for _settings in DATABASES.values():
+    if _settings["ENGINE"].endswith("postgresql") and DATABASE_CONNECT_TIMEOUT > 0:
+        _settings.setdefault("OPTIONS", {}).setdefault("connect_timeout", DATABASE_CONNECT_TIMEOUT)
 # After a write, that browser reads the primary for this long (replication lag headroom); with
 # replicas, nothing read within this long of a change is cached (newsroom.infra.pagecache.settled).
 DATABASE_PIN_SECONDS = env.int("DATABASE_PIN_SECONDS", default=15)

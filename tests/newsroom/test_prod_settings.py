@@ -46,7 +46,8 @@ SHOW = (
     "'mirror': {a: s.DATABASES[a].get('TEST', {}).get('MIRROR') for a in s.DATABASES},"
     "'proxy': s.SECURE_PROXY_SSL_HEADER, 'static': s.STORAGES['staticfiles']['BACKEND'],"
     "'hsts': s.SECURE_HSTS_SECONDS, 'log': s.LOGGING['handlers']['console']['formatter'],"
-    "'page_local_ttl': s.PAGE_LOCAL_TTL}))"
+    "'page_local_ttl': s.PAGE_LOCAL_TTL,"
+    "'connect_timeout': {a: s.DATABASES[a].get('OPTIONS', {}).get('connect_timeout') for a in s.DATABASES}}))"
 )
 
 
@@ -127,6 +128,17 @@ def test_replica_urls_add_mirrored_replica_aliases_and_the_router():
     assert s["replicas"] == ["replica1", "replica2"]
     assert s["routers"] == ["newsroom.infra.db_router.PrimaryReplicaRouter"]
     assert s["mirror"] == {"default": None, "replica1": "default", "replica2": "default"}
+
+
+def test_postgresql_connections_give_up_on_an_unanswered_attempt():
+    replicas = {"DATABASE_REPLICA_URLS": "postgres://r1.internal/news"}
+    s = settings_with(DATABASE_URL="postgres://db.internal/news", **replicas)
+    assert s["connect_timeout"] == {"default": 5, "replica1": 5}
+    s = settings_with(DATABASE_URL="postgres://db.internal/news?connect_timeout=2", DATABASE_CONNECT_TIMEOUT="9")
+    assert s["connect_timeout"] == {"default": 2}  # the URL's own wins
+    s = settings_with(DATABASE_URL="postgres://db.internal/news", DATABASE_CONNECT_TIMEOUT="0")
+    assert s["connect_timeout"] == {"default": None}
+    assert settings_with(DATABASE_URL="sqlite:///:memory:")["connect_timeout"] == {"default": None}
 
 
 def test_hashed_static_files_get_long_immutable_cache_headers(tmp_path):
