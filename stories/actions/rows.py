@@ -61,8 +61,13 @@ def save_document(
         story = Story.objects.select_for_update().filter(id=doc["id"]).first()
     else:
         # No id: the story with this slug on this edition date is this one (so importing
-        # the same id-less file twice changes nothing); otherwise a new id is assigned.
-        story = Story.objects.select_for_update().filter(edition_date=doc["edition"][:10], slug=doc["slug"]).first()
+        # the same id-less file twice changes nothing); otherwise a new id is assigned. A live
+        # story's pending changes share its address: the live story is the one meant.
+        story = (
+            Story.objects.select_for_update()
+            .filter(edition_date=doc["edition"][:10], slug=doc["slug"], draft_of__isnull=True)
+            .first()
+        )
     if story is not None:
         if expected_version is not None and story.version != expected_version:
             raise VersionConflict(story, expected_version)

@@ -50,3 +50,18 @@ def test_changes_at_another_address_are_not_published(demo, editor):
         drafts.publish_changes(draft=Story.objects.get(pk=draft.pk), user=editor)
     assert Story.objects.get(pk=demo.pk).version == live_version
     assert Story.objects.filter(pk=draft.pk).exists()
+
+
+def test_an_id_less_document_at_the_address_means_the_live_story(demo, editor):
+    """Never its pending changes, which share the address: unchanged is unchanged, and a
+    change is refused as one to the live story."""
+    drafts.start_changes(story=demo, user=editor)
+    doc = desk.export_story(Story.objects.with_everything().get(pk=demo.pk))
+    doc = {k: v for k, v in doc.items() if k not in desk.DERIVED_KEYS}
+    same = desk.validate({**doc, "id": None})
+    result = actions.import_story(same)
+    assert (result.outcome, result.story.pk) == ("unchanged", demo.pk)
+    changed = desk.validate({**doc, "id": None, "headline": "A new headline"})
+    with pytest.raises(desk.DeskError):
+        actions.import_story(changed)
+    assert Story.objects.get(pk=demo.pk).headline == doc["headline"]
