@@ -170,15 +170,40 @@ def _ends(text: str) -> bool:
     return len(tokens) >= 2 and tokens[-2].type == "inline" and tokens[-2].content == _END
 
 
+# How a reader that takes any link destination reads index.md (the site's renderer keeps
+# only those of ``markup.URL_SCHEMES``, and shows the others as text).
+_ANY_LINK_READER = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+_ANY_LINK_READER.validateLink = lambda url: True
+_ANY_LINK_READER.normalizeLink = lambda url: url  # the destination as written (no %-encoding of a tab)
+_INVISIBLE_IN_URL = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop tabs and newlines from URLs
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")  # a relative URL has none
+
+
+def _foreign_link_in(text: str) -> bool:
+    """Whether a reader that takes any link destination finds a link or image in ``text``
+    whose scheme the site does not link (``javascript:``, ``data:``…)."""
+    for token in _ANY_LINK_READER.parse(text):
+        for child in token.children or () if token.type == "inline" else ():
+            url = child.attrGet("href") if child.type == "link_open" else child.attrGet("src")
+            if url is None:
+                continue
+            scheme = _SCHEME.match(_INVISIBLE_IN_URL.sub("", url))
+            if scheme is not None and scheme[1].lower() not in markup.URL_SCHEMES:
+                return True
+    return False
+
+
 def _md_paragraph(markdown: str) -> str:
     """A paragraph's Markdown for index.md, read there as the site reads it. As written,
     unless a reader that renders raw HTML would find HTML in it (the site shows it as text:
-    a tag, a comment that hides what follows), or it leaves a code fence open: then a fence
-    is closed, and a paragraph with HTML is given as its words, one escaped line."""
+    a tag, a comment that hides what follows), or a reader that takes any link would find a
+    link the site does not make (a ``javascript:`` one), or it leaves a code fence open: then
+    a fence is closed, and a paragraph with HTML or such a link is given as its words, one
+    escaped line."""
     text = markdown.strip()
-    if "<" not in text and "`" not in text and "~" not in text:
-        return text  # nothing a reader could take for HTML, and no fence
-    if _html_in(_HTML_READER.parse(text)):
+    if "<" not in text and "`" not in text and "~" not in text and ":" not in text:
+        return text  # nothing a reader could take for HTML or a link with a scheme, and no fence
+    if _html_in(_HTML_READER.parse(text)) or _foreign_link_in(text):
         return _md_escape_line(markup.to_text(text))
     if not _ends(text):
         fences = [t for t in _HTML_READER.parse(text) if t.type == "fence"]

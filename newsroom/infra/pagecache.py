@@ -27,7 +27,7 @@ from django.urls import get_script_prefix
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 # Bump when templates or renderings change, so that no ETag or cached page outlives a deploy.
-CODE_VERSION = "site-5"
+CODE_VERSION = "site-6"
 
 PUBLIC_CACHE = {"public": True, "max_age": 60, "s_maxage": 300, "stale_while_revalidate": 600}
 PAGE_TTL = 24 * 3600

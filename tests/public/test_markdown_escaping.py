@@ -212,3 +212,47 @@ def test_a_paragraph_without_html_is_copied_as_written(seed_doc, markdown):
     assert "\n" + markdown in md
     tokens = HTML_READER.parse(md)
     assert "Sources" in [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+ANY_LINK_READER = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+ANY_LINK_READER.validateLink = lambda url: True  # as a Markdown reader that filters no link does
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "See [this](javascript:alert(1)) now.",
+        "See [this](JavaScript:alert(1)) now.",
+        "See [this](<java\tscript:alert(1)>) now.",
+        "See [this](java&#115;cript:alert(1)) now.",
+        "An autolink <javascript:alert(1)>.",
+        "A [reference][r] link.\n\n[r]: javascript:alert(2)",
+        "An image ![i](data:text/html;base64,PHNjcmlwdD4=) here.",
+        "[vb](vbscript:msgbox(1))",
+    ],
+)
+def test_a_link_the_site_does_not_make_is_no_link_in_index_md(seed_doc, markdown):
+    """The site shows such a link as text (only http, https and mailto links are made);
+    index.md gives the paragraph as its words, so no reader of it makes the link either."""
+    md = _with_paragraph(seed_doc, markdown)
+    urls = [
+        c.attrGet("href") or c.attrGet("src") or ""
+        for t in ANY_LINK_READER.parse(md)
+        if t.type == "inline"
+        for c in t.children or ()
+        if c.type in ("link_open", "image")
+    ]
+    assert urls and all(u.startswith(("https://", "http://", "mailto:")) for u in urls), (
+        urls
+    )  # the cite markers, sources
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "A [relative](/stories/x/) link, a [fragment](#top) and a [query](?a=b:c).",
+        "At 10:30, [mail](mailto:a@b.example).",
+    ],
+)
+def test_links_the_site_makes_are_copied_as_written(seed_doc, markdown):
+    assert "\n" + markdown in _with_paragraph(seed_doc, markdown)
