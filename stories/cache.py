@@ -110,9 +110,14 @@ def source_changed(sender, instance, update_fields=None, created=False, **kwargs
         return
     manifest_id = instance.pk if sender is Manifest else instance.manifest_id
     citing = citing_story_ids(manifest_id)
-    if sender is not Manifest and not created:
+    if (
+        sender is not Manifest
+        and not created
+        and (update_fields is None or not {"manifest", "manifest_id"}.isdisjoint(update_fields))
+    ):
         # A claim moved to another manifest is still cited, under the old one, by the
-        # stories that cited it there: their pages show its text too.
+        # stories that cited it there: their pages show its text too. (A save naming its
+        # fields without the manifest, as a manifest's import does, cannot move it.)
         citing |= citing_claim_story_ids(instance.pk)
     if created and not citing:
         return
