@@ -23,8 +23,11 @@ from decimal import Decimal, InvalidOperation
 # one is there ("ProgAgent-14B"); after a space, an opening mark or the start it is the
 # figure's sign ("-99.9%", "−30.7%": signed figures, which an unsigned claim does not
 # state), and after a figure it joins a range ("30.7%-99.9%": both ends are figures).
+#
+# Every figure starts with a digit or a point: the look-ahead that says so first fails at
+# once at every other character, before the look-behinds are tried.
 _FIGURE = re.compile(
-    r"(?<![\w.])(?<![\w.\-/][-\u2212])(?:(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?|(\.\d+))"
+    r"(?=[\d.])(?<![\w.])(?<![\w.\-/][-\u2212])(?:(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?|(\.\d+))"
     r"(?:\s?(%|\u2030|\u2031|percent\b|per cent\b|per mille\b|permille\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
     r"(?![A-Za-z])(?![\w.]*?\d)"
 )

@@ -8,6 +8,7 @@ touches the database.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 STOPWORDS = frozenset(
@@ -140,13 +141,27 @@ STOPWORDS = frozenset(
 )
 
 
-# A sentence ends at . ! ? followed by space and something that can start a sentence. Decimals
-# ("30.7%") never match, because no space follows their point.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
+# A sentence ends at . ! ? followed by space and something that can start a sentence; the
+# closing marks and the space between are no sentence's. Decimals ("30.7%") never match,
+# because no space follows their point. The match begins at the . ! or ? itself, which stays
+# with its sentence: a pattern that opens with a character class lets the regex engine skip
+# to the next candidate in C, where a look-behind first was tried at every character.
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
+
+
+def iter_sentences(text: str) -> Iterator[str]:
+    """``sentences(text)`` one by one: the rest of the text is split only if it is read."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if part := text[start : m.start() + 1].strip():
+            yield part
+        start = m.end()
+    if part := text[start:].strip():
+        yield part
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    return list(iter_sentences(text))
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -188,9 +203,9 @@ def stemmed(word: str) -> str:
 def content_tokens(text: str) -> set[str]:
     """Lowercase, stemmed words that carry meaning (no stopwords)."""
     if text.isascii():  # then lowering the text first lowers exactly the words' letters
-        out = {content_word(w) for w in _WORD.findall(text.lower())}
+        out = set(map(content_word, _WORD.findall(text.lower())))
     else:
-        out = {content_word(w.lower()) for w in _WORD.findall(text)}
+        out = set(map(content_word, map(str.lower, _WORD.findall(text))))
     out.discard(None)
     return out
 
@@ -282,11 +297,18 @@ def names(text: str) -> list[str]:
         run: list[str] = []
         run_starts_sentence = False
         for m in _TOKEN.finditer(sentence):
-            token = m.group(0)
-            if token.isalpha() and token.islower():  # an ordinary word: neither test can hold
-                if run:
-                    close_run(run, run_starts_sentence)
-                    run = []
+            token = m[0]
+            if token.isalpha() and (token.islower() or (token.istitle() and len(token) > 1)):
+                # An ordinary word ("model"), or a capitalised one ("Invisible"): neither is
+                # distinctive, so only the capitalised word's own tests are left.
+                if token.islower() or token.lower() in STOPWORDS or token.lower() in CALENDAR:
+                    if run:
+                        close_run(run, run_starts_sentence)
+                        run = []
+                else:
+                    if not run:
+                        run_starts_sentence = _opens_clause(sentence, m.start())
+                    run.append(token)
             elif _distinctive_token(token):
                 close_run(run, run_starts_sentence)
                 run = []

@@ -23,7 +23,7 @@ _PUNCT = frozenset(",;:")
 CONTRAST, THAN, RANGE = "contrast", "than", "range"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frame:
     """A contrast or comparison: ``preferred`` is the side the clause favours (X in "X,
     not Y", "X rather than Y", "X more than Y"; Y in "not X but Y", "X less than Y", "from
@@ -38,7 +38,7 @@ class Frame:
     rejected_text: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Clause:
     text: str
     tokens: list[str]
@@ -64,6 +64,13 @@ def _content(words) -> frozenset:
 
 
 _FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
+
+
+@lru_cache(maxsize=1)
+def _not_content() -> frozenset:
+    """Words that are never a clause's content words: the lexicon's terms and negations."""
+    lex = lexicon()
+    return frozenset(lex.terms).union(lex.negation)
 
 
 @lru_cache(maxsize=1)
@@ -152,7 +159,6 @@ def _read(tokens: list[str]) -> Clause:
                         if f:
                             clause.frames.append(f)
                     break
-    terms = lex.terms
     special = _special().intersection(kinds)
     contracted = any(t.endswith(("n't", "n’t")) for t in kinds) if "'" in clause.text or "’" in clause.text else False
     for i, tok in enumerate(tokens) if special or contracted else ():
@@ -176,7 +182,7 @@ def _read(tokens: list[str]) -> Clause:
             continue
         for group, side in lex.terms.get(tok, ()):
             clause.terms.setdefault(group, []).append((side, tok))
-    clause.content = _content(kinds.difference(terms, lex.negation))
+    clause.content = _content(kinds - _not_content())
     return clause
 
 

@@ -13,9 +13,10 @@ from itertools import islice
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from stories.text import iter_sentences
+
 from .clauses import CACHED_TEXT, CONTRAST, RANGE, THAN, Clause, clauses
 from .lexicon import lexicon
-from .names import iter_sentences
 
 SUPPORTED, CONTRADICTED, NOT_ENOUGH = "supported", "contradicted", "not enough information"
 VERDICTS = (SUPPORTED, CONTRADICTED, NOT_ENOUGH)

@@ -7,11 +7,11 @@ of the sentence restates opens with a different capitalised word that the senten
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import islice
 
-from stories.text import _SENTENCE_END, CALENDAR, STOPWORDS, content_tokens, name_key, name_stated, stemmed
+from stories.text import CALENDAR, STOPWORDS, content_tokens, iter_sentences, name_key, name_stated, stemmed
 
 from .lexicon import lexicon
 from .numbers import word_figures
@@ -55,17 +55,6 @@ def _claim_openings(claim: str) -> tuple[tuple[str | None, frozenset | None], ..
 def first_sentences(text: str, limit: int) -> list[str]:
     """``sentences(text)[:limit]``, without splitting the rest of a long text."""
     return list(islice(iter_sentences(text), limit))
-
-
-def iter_sentences(text: str) -> Iterator[str]:
-    """``sentences(text)`` one by one: the rest of the text is split only if it is read."""
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if part := text[start : m.start()].strip():
-            yield part
-        start = m.end()
-    if part := text[start:].strip():
-        yield part
 
 
 def swapped_opening(
