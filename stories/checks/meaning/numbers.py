@@ -49,6 +49,8 @@ def _cached_word_figures(text: str) -> tuple[tuple[str, str], ...]:
 def _word_figures(text: str) -> tuple[tuple[str, str], ...]:
     text = text[:MAX_TEXT]
     specials = lexicon().number_words
+    if text.isascii() and _no_number_words(text.lower()):
+        return ()  # most sentences, looked at in C
     out: list[tuple[str, str]] = []
     source = _WORDISH.findall(text.replace("-", " "))
     numeric = []
@@ -145,6 +147,26 @@ NUMBER_WORDS = frozenset(
         "billionth",
     ]
 )
+
+
+_LETTERS = re.compile(r"[a-z]+")
+
+
+@lru_cache(maxsize=1)
+def _number_forms() -> frozenset:
+    """The words that make a text's number words worth reading: the lexicon's
+    (``number_words``), and the parser's with or without a plural s (``_numeric``)."""
+    return frozenset(lexicon().number_words).union(NUMBER_WORDS, (word + "s" for word in NUMBER_WORDS))
+
+
+def _no_number_words(lowered: str) -> bool:
+    """Whether the lowercased ASCII text has no number word: its words (its runs of letters,
+    as ``_WORDISH`` reads them) meet none of ``_number_forms``, nor, ending in "ss", are
+    number words with more than one s (``_numeric``)."""
+    words = set(_LETTERS.findall(lowered))
+    if not _number_forms().isdisjoint(words):
+        return False
+    return "ss" not in lowered or not any(_numeric(word) for word in words if word.endswith("ss"))
 
 
 def _numeric(low: str) -> bool:
