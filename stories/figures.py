@@ -85,6 +85,8 @@ _RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
 def ranges(text: str) -> list[tuple[str, str, str]]:
     """[(as written, from, to)] for each "from X to Y" whose ends are figures, canonical."""
     out = []
+    if "from" not in text.lower():  # no character but f, r, o and m lowers to them
+        return out
     for m in _RANGE.finditer(text):
         low, high = figures(m.group(1)), figures(m.group(2))
         if len(low) == 1 and len(high) == 1:

@@ -210,6 +210,16 @@ def content_tokens(text: str) -> set[str]:
     return out
 
 
+def tokens_and_key(text: str) -> tuple[set[str], str]:
+    """(``content_tokens(text)``, ``name_key(text)``), the text's words found once."""
+    if not text.isascii():
+        return content_tokens(text), name_key(text)
+    found = _WORD.findall(text.lower())
+    out = set(map(content_word, found))
+    out.discard(None)
+    return out, " ".join(found)
+
+
 @lru_cache(maxsize=65536)
 def content_word(low: str) -> str | None:
     """A lowercased word as ``content_tokens`` keeps it (stemmed), or None when it carries

@@ -36,7 +36,7 @@ from django.conf import settings
 
 from stories.figures import figures, ranges
 from stories.readable import visible
-from stories.text import NameIndex, content_tokens, name_key, names, sentences
+from stories.text import NameIndex, names, sentences, tokens_and_key
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures
@@ -64,8 +64,8 @@ class Reading:
         self._text = text
         self.figures = tuple(figures(text))
         self.ranges = tuple(ranges(text))
-        self.tokens = frozenset(content_tokens(text))
-        self.key = name_key(text)
+        tokens, self.key = tokens_and_key(text)
+        self.tokens = frozenset(tokens)
         self._names = self._word_figures = self._openings = self._named = None
 
     @property
