@@ -31,6 +31,7 @@ _FIGURE = re.compile(
     r"(?:\s?(%|\u2030|\u2031|percent\b|per cent\b|per mille\b|permille\b)|(k|K|M|B|bn|x|X)(?![A-Za-z0-9]))?"
     r"(?![A-Za-z])(?![\w.]*?\d)"
 )
+_DIGIT = re.compile(r"\d")
 # Per mille and per ten thousand, read as the percentage they are: 307‰ is 30.7%.
 _PER = {"\u2030": 1, "per mille": 1, "permille": 1, "\u2031": 2}
 
@@ -59,7 +60,10 @@ def figures(text: str) -> list[tuple[str, str]]:
     '1,000' -> '1000', '.5%' -> '0.5%', '307‰' -> '30.7%'. Years and plain integers count
     too: the source must state them."""
     out = []
-    for m in _FIGURE.finditer(text):
+    digit = _DIGIT.search(text)  # a figure has one, and starts at most one character before it
+    if digit is None:
+        return out
+    for m in _FIGURE.finditer(text, max(0, digit.start() - 1)):
         integer, fraction, point, pct, mag = m.groups()
         unit = "%" if pct else (mag.lower() if mag else "")
         if unit == "bn":
