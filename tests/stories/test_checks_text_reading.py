@@ -1,0 +1,136 @@
+"""How the checks read a text, held to the plain definitions of what they find.
+
+``sentences``, ``figures``, ``ranges``, ``tokens_and_key`` and the number-word reader take
+short cuts (a pattern the regex engine can skip to, a text's words found once, sentences
+without number words answered at once); each is compared here with its plain definition on
+texts built to meet the edges: closing marks after a sentence's end, figures at a text's
+start or after a point, "from" in any case, number words with plural s's, non-ASCII letters.
+"""
+
+import itertools
+import random
+import re
+
+import pytest
+
+from stories.checks.meaning import numbers
+from stories.checks.meaning.lexicon import lexicon
+from stories.figures import _FIGURE, figures, ranges
+from stories.text import content_tokens, iter_sentences, name_key, names, sentences, tokens_and_key
+
+# The plain definitions.
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
+FIGURE = re.compile(_FIGURE.pattern.removeprefix("(?=[\\d.])"))
+RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
+
+
+def plain_sentences(text):
+    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def plain_number_words(text):
+    """Whether the number-word reader has any word to read: a lexicon word, or one the
+    parser reads (``_numeric``), among the text's words."""
+    words = [w.lower() for w in numbers._WORDISH.findall(text.replace("-", " "))]
+    return any(w in lexicon().number_words or numbers._numeric(w) for w in words)
+
+
+PIECES = [
+    "Scores rose",
+    "to 30.7%.",
+    "It fell.",
+    '"No."',
+    "(Yes!)",
+    "’Quoted?’",
+    "a.b",
+    "3.",
+    ".5%",
+    "v1.2.3",
+    "From 68.5% to 74.3%",
+    "FROM 5% TO 7%",
+    "from x to y",
+    "ones",
+    "tenss",
+    "oss",
+    "Half",
+    "twenty-one",
+    "boss",
+    "hundreds",
+    "—Invisible Technologies",
+    "the Muon optimizer",
+    "Kelvin \u212a",
+    "straße",
+    "İstanbul",
+    "ProgAgent-14B",
+    "!.",
+    "",
+    "\n",
+    "  ",
+]
+
+
+def texts(count=3000, seed=11):
+    rnd = random.Random(seed)
+    out = [" ".join(p) for p in itertools.permutations(PIECES[:6], 3)]
+    for _ in range(count):
+        sep = rnd.choice([" ", "", "  ", "\n", ". ", "-"])
+        out.append(sep.join(rnd.choice(PIECES) for _ in range(rnd.randrange(1, 9))))
+    return out
+
+
+def test_sentences_split_as_the_plain_pattern_does():
+    for text in texts():
+        assert sentences(text) == plain_sentences(text), text
+        assert list(iter_sentences(text)) == plain_sentences(text), text
+
+
+def test_a_sentence_keeps_its_mark_and_drops_the_closing_marks_after_it():
+    assert sentences('He said "no." Then it rose!) Again') == ['He said "no.', "Then it rose!", "Again"]
+    assert sentences("It fell!. Then rose") == ["It fell!.", "Then rose"]
+
+
+def test_figures_and_ranges_are_those_of_the_plain_patterns():
+    for text in texts():
+        plain = [m.group(0) for m in FIGURE.finditer(text)]
+        assert [written.lstrip("-\u2212") for written, _ in figures(text)] == [p.strip() for p in plain], text
+        assert len(ranges(text)) <= len(RANGE.findall(text))
+        if not RANGE.search(text):
+            assert ranges(text) == [], text
+
+
+def test_figures_at_the_start_and_after_a_point():
+    assert figures(".5% of 3 runs") == [(".5%", "0.5%"), ("3", "3")]
+    assert figures("7") == [("7", "7")]
+    assert figures("no figure here.") == []
+    assert ranges("Scores went FROM 5% TO 7%") == [("from 5% to 7%", "5%", "7%")]
+
+
+def test_a_texts_words_are_found_once_for_its_content_words_and_name_key():
+    for text in texts():
+        assert tokens_and_key(text) == (content_tokens(text), name_key(text)), text
+
+
+def test_a_text_without_number_words_is_answered_at_once_and_the_same():
+    for text in texts():
+        if not plain_number_words(text):
+            assert numbers._word_figures(text) == (), text
+        if text.isascii():
+            assert numbers._no_number_words(text.lower()) == (not plain_number_words(text)), text
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("tenss of runs", (("tenss", "10"),)),
+        ("Half the runs", (("Half", "50%"),)),
+        ("the boss left", ()),
+    ],
+)
+def test_number_words_with_plural_s_and_capitals(text, expected):
+    assert numbers._word_figures(text) == expected
+
+
+def test_capitalised_words_make_names_as_before():
+    assert names("We met Invisible Technologies and the Muon optimizer.") == ["Invisible Technologies", "Muon"]
+    assert names("Scores rose. Then Meta (Llama) won") == ["Meta Llama"]
+    assert names("On Monday, GSM8K and LOCA-bench: Invisible") == ["GSM8K", "LOCA-bench"]
