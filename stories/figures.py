@@ -36,9 +36,15 @@ _DIGIT = re.compile(r"\d")
 _PER = {"\u2030": 1, "per mille": 1, "permille": 1, "\u2031": 2}
 
 
+_EXACT_DIGITS = 28  # the decimal module's default precision: longer numbers are rounded by it
+
+
 def _canonical_number(integer: str, fraction: str | None) -> str:
     if not fraction:  # a whole number: its digits without leading zeros (no Decimal needed)
         return integer.replace(",", "").lstrip("0") or "0"
+    whole, decimals = integer.replace(",", "").lstrip("0"), fraction[1:].rstrip("0")
+    if len(whole) + len(decimals) <= _EXACT_DIGITS:  # as Decimal's normalize writes it, without one
+        return f"{whole or '0'}.{decimals}" if decimals else whole or "0"
     raw = integer.replace(",", "") + fraction
     try:
         value = Decimal(raw)
