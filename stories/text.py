@@ -244,7 +244,9 @@ _ACRONYM = re.compile(r"^[A-Z]{2,}[0-9]*s?$")
 # instead rescanned a run of capitals from each of its letters (quadratic).
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
-_CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
+# Runs of ordinary words (lowercase letters, whole tokens), with whatever is not a token's
+# between them. Linear: within a run, every word but the last is followed by a separator.
+_ORDINARY_WORDS = re.compile(r"(?<![A-Za-z0-9\-])[a-z]+(?:[^A-Za-z0-9\-]+[a-z]+)*(?![A-Za-z0-9\-])")
 # Capitalised, but not names a source must state.
 CALENDAR = frozenset(
     [
@@ -305,31 +307,36 @@ def names(text: str) -> list[str]:
 
     for sentence in sentences(text):
         run: list[str] = []
-        run_starts_sentence = False
-        for m in _TOKEN.finditer(sentence):
-            token = m[0]
-            if token.isalpha() and (token.islower() or (token.istitle() and len(token) > 1)):
-                # An ordinary word ("model"), or a capitalised one ("Invisible"): neither is
-                # distinctive, so only the capitalised word's own tests are left.
-                if token.islower() or token.lower() in STOPWORDS or token.lower() in CALENDAR:
-                    if run:
-                        close_run(run, run_starts_sentence)
-                        run = []
+        run_starts_sentence, start = False, 0
+        # The runs of ordinary words are skipped whole (each ends any run of capitalised
+        # words); the tokens between them are read one by one.
+        for ordinary in (*_ORDINARY_WORDS.finditer(sentence), None):
+            end = len(sentence) if ordinary is None else ordinary.start()
+            for m in _TOKEN.finditer(sentence, start, end) if start < end else ():
+                token = m[0]
+                if token.isalpha() and (token.islower() or (token.istitle() and len(token) > 1)):
+                    # An ordinary word ("model"), or a capitalised one ("Invisible"): neither is
+                    # distinctive, so only the capitalised word's own tests are left.
+                    if token.islower() or token.lower() in STOPWORDS or token.lower() in CALENDAR:
+                        if run:
+                            close_run(run, run_starts_sentence)
+                            run = []
+                    else:
+                        if not run:
+                            run_starts_sentence = _opens_clause(sentence, m.start())
+                        run.append(token)
+                elif _distinctive_token(token):
+                    close_run(run, run_starts_sentence)
+                    run = []
+                    found.append(token)
                 else:
-                    if not run:
-                        run_starts_sentence = _opens_clause(sentence, m.start())
-                    run.append(token)
-            elif _distinctive_token(token):
-                close_run(run, run_starts_sentence)
-                run = []
-                found.append(token)
-            elif _CAPITALISED.match(token) and token.lower() not in STOPWORDS and token.lower() not in CALENDAR:
-                if not run:
-                    run_starts_sentence = _opens_clause(sentence, m.start())
-                run.append(token)
-            else:
-                close_run(run, run_starts_sentence)
-                run = []
+                    close_run(run, run_starts_sentence)
+                    run = []
+            if ordinary is not None:
+                if run:
+                    close_run(run, run_starts_sentence)
+                    run = []
+                start = ordinary.end()
         close_run(run, run_starts_sentence)
     return list(dict.fromkeys(found))
 

@@ -16,7 +16,18 @@ import pytest
 from stories.checks.meaning import numbers
 from stories.checks.meaning.lexicon import lexicon
 from stories.figures import _FIGURE, figures, ranges
-from stories.text import content_tokens, iter_sentences, name_key, names, sentences, tokens_and_key
+from stories.text import (
+    _TOKEN,
+    CALENDAR,
+    STOPWORDS,
+    _distinctive_token,
+    content_tokens,
+    iter_sentences,
+    name_key,
+    names,
+    sentences,
+    tokens_and_key,
+)
 
 # The plain definitions.
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
@@ -26,6 +37,37 @@ RANGE = re.compile(r"\bfrom\s+(\S+)\s+to\s+(\S+)", re.IGNORECASE)
 
 def plain_sentences(text):
     return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def plain_names(text):
+    """Every token read in turn: runs of capitalised words, and distinctive tokens."""
+    found = []
+
+    def close(run, first):
+        if len(run) >= 2 or (len(run) == 1 and not first):
+            found.append(" ".join(run))
+
+    for sentence in plain_sentences(text):
+        run, first = [], False
+        for m in _TOKEN.finditer(sentence):
+            token = m.group(0)
+            if token.isalpha() and token.islower():
+                close(run, first)
+                run = []
+            elif _distinctive_token(token):
+                close(run, first)
+                run = []
+                found.append(token)
+            elif re.match(r"^[A-Z][a-z]+$", token) and token.lower() not in STOPWORDS | CALENDAR:
+                if not run:
+                    before = sentence[: m.start()].rstrip()
+                    first = not before or before[-1] in ':;—–"“‘('
+                run.append(token)
+            else:
+                close(run, first)
+                run = []
+        close(run, first)
+    return list(dict.fromkeys(found))
 
 
 def plain_number_words(text):
@@ -58,6 +100,10 @@ PIECES = [
     "hundreds",
     "—Invisible Technologies",
     "the Muon optimizer",
+    "the Muon-optimizer",
+    "-led Invisible",
+    "led- (Meta",
+    "on Monday: Google",
     "Kelvin \u212a",
     "straße",
     "İstanbul",
@@ -128,6 +174,11 @@ def test_a_text_without_number_words_is_answered_at_once_and_the_same():
 )
 def test_number_words_with_plural_s_and_capitals(text, expected):
     assert numbers._word_figures(text) == expected
+
+
+def test_names_are_those_of_reading_every_token_in_turn():
+    for text in texts():
+        assert names(text) == plain_names(text), text
 
 
 def test_capitalised_words_make_names_as_before():
