@@ -149,8 +149,20 @@ STOPWORDS = frozenset(
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+(?=[\"'“‘(]*[A-Z0-9])")
 
 
+CACHED_TEXT = 2000  # longer texts are split anew each time: a hostile story must not fill the cache
+
+
 def iter_sentences(text: str) -> Iterator[str]:
-    """``sentences(text)`` one by one: the rest of the text is split only if it is read."""
+    """``sentences(text)`` one by one: the rest of a long text is split only if it is read."""
+    return iter(_cached_sentences(text)) if len(text) <= CACHED_TEXT else _split_sentences(text)
+
+
+@lru_cache(maxsize=4096)  # a text is split by each check that reads it, the same way
+def _cached_sentences(text: str) -> tuple[str, ...]:
+    return tuple(_split_sentences(text))
+
+
+def _split_sentences(text: str) -> Iterator[str]:
     start = 0
     for m in _SENTENCE_END.finditer(text):
         if part := text[start : m.start() + 1].strip():
@@ -161,7 +173,7 @@ def iter_sentences(text: str) -> Iterator[str]:
 
 
 def sentences(text: str) -> list[str]:
-    return list(iter_sentences(text))
+    return list(_cached_sentences(text) if len(text) <= CACHED_TEXT else _split_sentences(text))
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
