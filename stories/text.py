@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 STOPWORDS = frozenset(
     [
@@ -322,7 +323,7 @@ def names(text: str) -> list[str]:
         run_starts_sentence, start = False, 0
         # The runs of ordinary words are skipped whole (each ends any run of capitalised
         # words); the tokens between them are read one by one.
-        for ordinary in (*_ORDINARY_WORDS.finditer(sentence), None):
+        for ordinary in chain(_ORDINARY_WORDS.finditer(sentence), (None,)):
             end = len(sentence) if ordinary is None else ordinary.start()
             for m in _TOKEN.finditer(sentence, start, end) if start < end else ():
                 token = m[0]

@@ -151,6 +151,12 @@ def test_figures_at_the_start_and_after_a_point():
     assert ranges("Scores went FROM 5% TO 7%") == [("from 5% to 7%", "5%", "7%")]
 
 
+def test_figures_in_other_scripts_digits_are_made_canonical_in_ascii():
+    assert figures("١٢.٥% and .٨") == [("١٢.٥%", "12.5%"), (".٨", "0.8")]
+    assert figures("１２.５０%") == [("１２.５０%", "12.5%")]
+    assert figures("٣٠٧‰") == [("٣٠٧‰", "30.7%")]
+
+
 def test_a_texts_words_are_found_once_for_its_content_words_and_name_key():
     for text in texts():
         assert tokens_and_key(text) == (content_tokens(text), name_key(text)), text
