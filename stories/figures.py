@@ -42,11 +42,12 @@ _EXACT_DIGITS = 28  # the decimal module's default precision: longer numbers are
 def _canonical_number(integer: str, fraction: str | None) -> str:
     if not fraction:  # a whole number: its digits without leading zeros (no Decimal needed)
         return integer.replace(",", "").lstrip("0") or "0"
-    whole, decimals = integer.replace(",", "").lstrip("0"), fraction[1:].rstrip("0")
+    digits = integer.replace(",", "")
+    whole, decimals = digits.lstrip("0"), fraction[1:].rstrip("0")
     # As Decimal's normalize writes it, without one; Decimal also reads other scripts' digits.
     if len(whole) + len(decimals) <= _EXACT_DIGITS and whole.isascii() and decimals.isascii():
         return f"{whole or '0'}.{decimals}" if decimals else whole or "0"
-    raw = integer.replace(",", "") + fraction
+    raw = digits + fraction
     try:
         value = Decimal(raw)
     except InvalidOperation:

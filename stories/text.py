@@ -216,11 +216,8 @@ def stemmed(word: str) -> str:
 def content_tokens(text: str) -> set[str]:
     """Lowercase, stemmed words that carry meaning (no stopwords)."""
     if text.isascii():  # then lowering the text first lowers exactly the words' letters
-        out = set(map(content_word, _WORD.findall(text.lower())))
-    else:
-        out = set(map(content_word, map(str.lower, _WORD.findall(text))))
-    out.discard(None)
-    return out
+        return _content_of(_WORD.findall(text.lower()))
+    return _content_of(map(str.lower, _WORD.findall(text)))
 
 
 def tokens_and_key(text: str) -> tuple[set[str], str]:
@@ -228,9 +225,14 @@ def tokens_and_key(text: str) -> tuple[set[str], str]:
     if not text.isascii():
         return content_tokens(text), name_key(text)
     found = _WORD.findall(text.lower())
-    out = set(map(content_word, found))
+    return _content_of(found), " ".join(found)
+
+
+def _content_of(lowered) -> set[str]:
+    """The ``content_word`` of each lowercased word, those that carry meaning."""
+    out = set(map(content_word, lowered))
     out.discard(None)
-    return out, " ".join(found)
+    return out
 
 
 @lru_cache(maxsize=65536)
