@@ -1,22 +1,20 @@
-"""Where an import's wall time goes, batch by batch (``bench/import_rate.py --phases``).
+"""Where an import's wall time goes, run by run (``bench/import_rate.py --phases``).
 
-The import's steps are wrapped (module attributes of ``stories.actions.imports`` and
-``stories.checks.ahead``, for the length of the import only) to note when each batch of new
-stories reaches them:
+The import's steps are wrapped (attributes of ``stories.actions.imports`` and
+``stories.checks.ahead``, for the length of the import only) to note when each run of new
+stories (``Importer``: at most ``RUN_SIZE``) reaches them:
 
-- **read**: from the end of the previous batch (or the start) to this batch's start: the
-  file's lines read, parsed and validated (``import_stories``);
-- **resolve**: ``resolve_batch_references`` (the batch's manifests and claims read);
+- **resolve**: ``resolve_batch_references`` (the run's manifests and claims read);
 - **render**: to the fork of the checks' workers (``checks_ahead``): newsrooms, beats,
   editions, stubs, and every revision rendered and serialised; the workers start here;
 - **write**: the rest of ``write_new``: the rows, the commit step of version 1, fingerprints;
-- **publish**: ``publish_written``: each story's rubric (the workers' results, or the
-  checks run here), its publication and their rows;
+- **publish**: ``publish_written``, after the next run is written: each story's rubric (the
+  workers' results, or the checks run here), its publication and their rows.
 
-and, after the last batch, **commit**: the file's transaction committed. Only the phases from
-the fork to the end of the publish can run beside the workers; the rest is the importing
-process's alone. ``stolen`` counts the stories whose checks the importing process ran itself
-because no worker had begun them when their turn came.
+``stolen`` counts the stories whose checks the importing process ran itself because no
+worker had begun them when their turn came. The last line gives the time in which no run's
+workers were running (the file read before the first run, the first run's resolve and
+render, the last run's end, the commit): the importing process's alone.
 """
 
 from __future__ import annotations
@@ -27,30 +25,40 @@ import time
 
 @contextlib.contextmanager
 def traced():
-    """Within the block, the import's batches are timed; yields the list of their rows
-    (dicts of ``time.perf_counter`` marks, ``stories`` and ``stolen``)."""
+    """Within the block, the import's runs of new stories are timed; yields the list of
+    their rows (dicts of ``time.perf_counter`` marks, ``stories`` and ``stolen``) and the
+    intervals in which checks' workers were running."""
     from stories.actions import imports
     from stories.checks import ahead
 
     batches: list[dict] = []
+    alive: list[list[float]] = []  # [forked, stopped] of each run's workers
     now = time.perf_counter
-    saved = {
-        name: getattr(imports, name)
-        for name in ("_create_new", "resolve_batch_references", "checks_ahead", "write_new", "publish_written")
-    }
+    saved = {name: getattr(imports, name) for name in ("resolve_batch_references", "checks_ahead", "write_new")}
+    create_new, publish_waiting = imports.Importer._create_new, imports.Importer._publish_waiting
     check_here = ahead.Ahead._check_one_here
 
-    def create_new(run, *args, **kwargs):
+    def creating(self, run):
         if not run:
-            return saved["_create_new"](run, *args, **kwargs)
+            return create_new(self, run)
         batch = {"stories": len(run), "stolen": 0, "start": now()}
         batches.append(batch)
         try:
-            saved["_create_new"](run, *args, **kwargs)
+            create_new(self, run)
         finally:
-            batch["end"] = now()
-            batch.setdefault("resolved", batch["end"])  # refused before its references were read
-            batch.setdefault("written", batch["end"])
+            batch.setdefault("resolved", now())  # refused before its references were read
+            batch.setdefault("written", now())
+
+    def publishing(self):
+        waiting = self.waiting
+        if waiting is None:
+            return publish_waiting(self)
+        batch = next(b for b in batches if b.get("run") is waiting.reads)
+        batch["publish_start"] = now()
+        try:
+            publish_waiting(self)
+        finally:
+            batch["published"] = now()
 
     def mark(name, key, after=True):
         def wrapped(*args, **kwargs):
@@ -63,48 +71,66 @@ def traced():
 
         return wrapped
 
+    @contextlib.contextmanager
+    def checks_ahead(reads, handed):
+        batches[-1]["forked"] = now()
+        batches[-1]["run"] = reads
+        interval = [now(), None]
+        alive.append(interval)
+        try:
+            with saved["checks_ahead"](reads, handed) as started:
+                yield started
+        finally:
+            interval[1] = now()
+
     def stealing(self):
         before = len(self.here)
         check_here(self)
-        batches[-1]["stolen"] += len(self.here) > before
+        batch = next((b for b in batches if "publish_start" in b and "published" not in b), None)
+        if batch is not None:
+            batch["stolen"] += len(self.here) > before
 
-    imports._create_new = create_new
     imports.resolve_batch_references = mark("resolve_batch_references", "resolved")
-    imports.checks_ahead = mark("checks_ahead", "forked", after=False)
+    imports.checks_ahead = checks_ahead
     imports.write_new = mark("write_new", "written")
-    imports.publish_written = mark("publish_written", "published")
+    imports.Importer._create_new = creating
+    imports.Importer._publish_waiting = publishing
     ahead.Ahead._check_one_here = stealing
     try:
-        yield batches
+        yield batches, alive
     finally:
         for name, value in saved.items():
             setattr(imports, name, value)
+        imports.Importer._create_new, imports.Importer._publish_waiting = create_new, publish_waiting
         ahead.Ahead._check_one_here = check_here
 
 
-def report(batches: list[dict], started: float, finished: float) -> str:
-    """A Markdown table of the batches' phases in seconds, and the commit after them."""
+def report(traced: tuple[list[dict], list[list[float]]], started: float, finished: float) -> str:
+    """A Markdown table of the runs' phases in seconds, and the time no worker ran."""
+    batches, alive = traced
     lines = [
-        "| batch | stories | read | resolve | render | write | publish | stolen |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | stories | resolve | render | write | publish | stolen |",
+        "|---|---|---|---|---|---|---|",
     ]
-    previous = started
     for number, b in enumerate(batches, 1):
         forked = b.get("forked", b["resolved"])  # no workers: nothing forked
-        published = b.get("published", b["written"])
-        cells = [
-            b["start"] - previous,
-            b["resolved"] - b["start"],
-            forked - b["resolved"],
-            b["written"] - forked,
-            published - b["written"],
-        ]
-        lines.append(f"| {number} | {b['stories']} | " + " | ".join(f"{c:.2f}" for c in cells) + f" | {b['stolen']} |")
-        previous = b["end"]
-    alone = sum(b.get("forked", b["resolved"]) - s for b, s in zip(batches, [started] + [b["end"] for b in batches]))
+        cells = [b["resolved"] - b["start"], forked - b["resolved"], b["written"] - forked]
+        publish = b["published"] - b["publish_start"] if "published" in b else 0.0
+        lines.append(
+            f"| {number} | {b['stories']} | "
+            + " | ".join(f"{c:.2f}" for c in cells)
+            + f" | {publish:.2f} | {b['stolen']} |"
+        )
+    # The time in which no run's workers were running: the importing process alone.
+    covered, end = 0.0, started
+    for forked, stopped in sorted(alive):
+        stopped = finished if stopped is None else stopped
+        if stopped > end:
+            covered += stopped - max(forked, end)
+            end = stopped
     lines.append("")
     lines.append(
-        f"commit and the rest after the last batch: {finished - previous:.2f} s; the importing process alone "
-        f"(read, resolve, render, commit): {alone + finished - previous:.2f} s of {finished - started:.2f} s"
+        f"the importing process alone (no checks' worker running): {finished - started - covered:.2f} s "
+        f"of {finished - started:.2f} s"
     )
     return "\n".join(lines)

@@ -18,7 +18,7 @@ server must run on this machine), and the minor page faults of the importing pro
 the workers (pages first touched, or copied after a fork). On a busy machine the wall rate
 mostly measures the wait for a core; the CPU figures do not. Run it with DEBUG off: with
 DEBUG on, Django keeps the SQL of recent queries. ``--phases`` also prints where the wall time
-went, batch by batch (``bench/import_phases.py``): the phases the importing process runs alone,
+went, run by run (``bench/import_phases.py``): the phases the importing process runs alone,
 those beside the checks' workers, and the commit.
 """
 

@@ -11,7 +11,8 @@ so that receivers (the syndication outbox) commit or roll back with it.
   ``cancel_schedule``, ``record_correction``; ``publish_written``, the import's publish of
   the new stories of a batch (``commit.commit_written``: each its own version, revision,
   audit row and signal, their rows written together);
-- ``imports``: desk/1 documents in (``import_story``, ``import_batch``), through the gate,
+- ``imports``: desk/1 documents in (``import_story``, ``import_batch``, and ``Importer``
+  for a file's batches), through the gate,
   or as exported (``restore=True``); ``rows`` and ``bulk`` write their rows;
 - ``forms``: the admin's forms and inlines saved inside ``save_story``;
 - ``review``: ``submit_for_review``, ``send_back`` (the review flow between writer and editor);
@@ -23,7 +24,7 @@ from stories.desk import VersionConflict
 from .base import ActionError, ChecksFailed, can_edit
 from .commit import commit, record_revision
 from .forms import delete_part, save_forms
-from .imports import ImportResult, import_batch, import_story, save_document
+from .imports import Importer, ImportResult, import_batch, import_story, save_document
 from .review import send_back, submit_for_review
 from .verbs import (
     _bump,
@@ -39,6 +40,7 @@ __all__ = [
     "ActionError",
     "ChecksFailed",
     "ImportResult",
+    "Importer",
     "VersionConflict",
     "_bump",
     "can_edit",

@@ -28,20 +28,25 @@ order, with the result ``import_story`` would give importing them one by one: a 
 story (its id, and its slug on its edition date, free in the database and not used
 earlier in the batch) is written with the other new stories around it (``bulk``); any
 other document goes through ``import_story``, after the new stories before it are
-written; when the database refuses a run of new stories, the run is rolled back to its
-savepoint and imported one story at a time, so that the error names the line it comes
-from. New stories asking to be published are then published, in file order, by
+written and published; when the database refuses a run of new stories, the run is rolled
+back to its savepoint and imported one story at a time, so that the error names the line
+it comes from. New stories asking to be published are then published, in file order, by
 ``publish_written`` (each checked, its rubric recorded; their rows written together).
+``Importer`` does the same over the batches of a file, writing each run of new stories
+while the checks of the run before it finish in worker processes, before publishing that
+one.
 """
 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
 from newsroom.infra.bulk import check_deferred
+from stories.checks.ahead import taking
 from stories.checks.batch import BatchReads, batch_reads
 from stories.checks.runner import checks_ahead
 from stories.desk import DeskError, ImportResult, resolve_batch_references, resolve_references
@@ -53,9 +58,10 @@ from .commit import written_in_bulk
 from .rows import save_document
 from .verbs import publish_story, publish_written, unpublish_story
 
-__all__ = ["ImportResult", "Refused", "import_batch", "import_story", "save_document"]
+__all__ = ["ImportResult", "Importer", "Refused", "import_batch", "import_story", "save_document"]
 
 Refused = tuple[int, ImportResult]  # (line number, the result of a document the checks refused)
+RUN_SIZE = 250  # new stories written, then published, together (``Importer``)
 
 
 def import_story(doc: dict, *, user=None, action: str = "import", restore: bool = False) -> ImportResult:
@@ -117,10 +123,6 @@ def _take_state(result: ImportResult, doc: dict, *, user) -> None:
         result.story = unpublish_story(story=story, user=user, reason="imported as not published")
 
 
-def _at(line: int, exc: DeskError) -> DeskError:
-    return DeskError(f"line {line}: {exc.path}", exc.message)
-
-
 def import_batch(
     items: list[Item], counts: dict[str, int], *, user=None, action: str = "import", restore: bool = False
 ) -> list[Refused]:
@@ -128,58 +130,113 @@ def import_batch(
     the checks refused to publish (imported as drafts). Call inside
     ``transaction.atomic()``: on a DeskError (its path starts with the line) the caller
     rolls back."""
-    refused: list[Refused] = []
-    if not items:
-        return refused
-    ids = [doc["id"] for _, doc in items if doc["id"]]
-    slugs = {doc["slug"] for _, doc in items}
-    dates = {doc["edition"][:10] for _, doc in items}
-    taken_ids, taken_keys = set(), set()
-    clashing = Story.objects.filter(Q(id__in=ids) | Q(slug__in=slugs, edition_date__in=dates))
-    for sid, date, slug in clashing.order_by().values_list("id", "edition_date", "slug"):
-        taken_ids.add(sid)
-        taken_keys.add((date.isoformat(), slug))
-
-    run: list[Item] = []
-    opts = {"user": user, "action": action, "restore": restore}
-    for line, doc in items:
-        key = (doc["edition"][:10], doc["slug"])
-        if key not in taken_keys and (doc["id"] is None or doc["id"] not in taken_ids):
-            run.append((line, doc))
-        else:
-            _create_new(run, counts, refused, **opts)
-            run = []
-            _one(line, doc, counts, refused, **opts)
-        # Whatever happened to it, a later document with this id or slug is not new.
-        taken_keys.add(key)
-        if doc["id"]:
-            taken_ids.add(doc["id"])
-    _create_new(run, counts, refused, **opts)
-    return refused
+    with Importer(counts, user=user, action=action, restore=restore) as importer:
+        importer.add(items)
+        return importer.finish()
 
 
-def _one(line: int, doc: dict, counts, refused: list[Refused], **opts) -> None:
-    try:
-        result = import_story(doc, **opts)
-    except DeskError as exc:
-        raise _at(line, exc) from None
-    counts[result.outcome] += 1
-    if result.refused is not None:
-        refused.append((line, result))
+@dataclass
+class _Written:
+    """A run of new stories written, its publication waiting (``Importer``): (line,
+    document, story) of those asking to be published, how their revisions were written,
+    their checks' reads, the workers checking them ahead (None: none run) and what stops
+    those workers."""
+
+    publishing: list[tuple[int, dict, Story]]
+    written: dict
+    reads: BatchReads
+    ahead: object
+    workers: contextlib.ExitStack
 
 
-def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action: str, restore: bool) -> None:
-    if not run:
-        return
-    known = resolve_batch_references(run, restore=restore)
-    with contextlib.ExitStack() as ahead:
-        reads = None
+class Importer:
+    """``import_batch`` over a file's batches: ``add`` each batch in file order, then
+    ``finish``; use it as a context manager, which stops the checks' workers of a run left
+    waiting when an error ends the import (the caller rolls the transaction back).
+
+    The result is ``import_story``'s one by one, and the publications are made in file
+    order; only the writing is done ahead. A run of new stories (at most ``RUN_SIZE`` of
+    them; a longer one is cut) is written, and its checks start in worker processes
+    (``checks.ahead``); it is published once the next run is written, or before any other
+    document is imported, or at ``finish``. So the workers check one run while the
+    importing process writes the next and publishes the one before, and no core waits at
+    the end of a run for the next to be read and rendered. A run written ahead is made of
+    drafts, which no check of the run before reads (``not_a_repeat`` compares published
+    stories, read when the run's first story is checked: ``checks.batch``)."""
+
+    def __init__(self, counts: dict[str, int], *, user=None, action: str = "import", restore: bool = False):
+        self.counts, self.user, self.action, self.restore = counts, user, action, restore
+        self.refused: list[Refused] = []
+        self.waiting: _Written | None = None
+
+    def __enter__(self) -> Importer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        waiting, self.waiting = self.waiting, None
+        if waiting is not None:
+            waiting.workers.close()
+
+    def add(self, items: list[Item]) -> None:
+        """Import ``items`` in order (see ``import_batch``)."""
+        if not items:
+            return
+        ids = [doc["id"] for _, doc in items if doc["id"]]
+        slugs = {doc["slug"] for _, doc in items}
+        dates = {doc["edition"][:10] for _, doc in items}
+        taken_ids, taken_keys = set(), set()
+        clashing = Story.objects.filter(Q(id__in=ids) | Q(slug__in=slugs, edition_date__in=dates))
+        for sid, date, slug in clashing.order_by().values_list("id", "edition_date", "slug"):
+            taken_ids.add(sid)
+            taken_keys.add((date.isoformat(), slug))
+
+        run: list[Item] = []
+        for line, doc in items:
+            key = (doc["edition"][:10], doc["slug"])
+            if key not in taken_keys and (doc["id"] is None or doc["id"] not in taken_ids):
+                run.append((line, doc))
+                if len(run) == RUN_SIZE:
+                    self._create_new(run)
+                    run = []
+            else:
+                self._create_new(run)
+                run = []
+                self._one(line, doc)
+            # Whatever happened to it, a later document with this id or slug is not new.
+            taken_keys.add(key)
+            if doc["id"]:
+                taken_ids.add(doc["id"])
+        self._create_new(run)
+
+    def finish(self) -> list[Refused]:
+        """Publish the run still waiting; returns the documents the checks refused to
+        publish, in file order."""
+        self._publish_waiting()
+        return self.refused
+
+    def _one(self, line: int, doc: dict) -> None:
+        self._publish_waiting()  # the documents before it first, in file order
+        try:
+            result = import_story(doc, user=self.user, action=self.action, restore=self.restore)
+        except DeskError as exc:
+            raise _at(line, exc) from None
+        self.counts[result.outcome] += 1
+        if result.refused is not None:
+            self.refused.append((line, result))
+
+    def _create_new(self, run: list[Item]) -> None:
+        if not run:
+            return
+        restore = self.restore
+        known = resolve_batch_references(run, restore=restore)
+        workers = contextlib.ExitStack()
+        reads = ahead = None
 
         def rendered(stories: list[Story], written: dict) -> None:
             # Their checks' reads made once for the run (``checks.batch``); the criteria that
-            # need nothing the batch writes start in worker processes (``checks.ahead``) as
+            # need nothing the run writes start in worker processes (``checks.ahead``) as
             # soon as the revisions are rendered, while the rows are being written.
-            nonlocal reads
+            nonlocal reads, ahead
             publishing = [story for story, (_, doc) in zip(stories, run) if doc["published_at"] is not None]
             if restore or not publishing:
                 return
@@ -189,31 +246,54 @@ def _create_new(run: list[Item], counts, refused: list[Refused], *, user, action
                 claims=known["claim_rows"],  # read before the writer, with the stubs it wrote
             )
             handed = [(story.pk, written[story.pk].revision, written[story.pk].revision_text) for story in publishing]
-            ahead.enter_context(checks_ahead(reads, handed))
+            ahead = workers.enter_context(checks_ahead(reads, handed))
 
+        action = "restore" if restore else self.action
         try:
             with transaction.atomic():
                 stories, written = write_new(
-                    run, known, user=user, action="restore" if restore else action, restore=restore, rendered=rendered
+                    run, known, user=self.user, action=action, restore=restore, rendered=rendered
                 )
                 check_deferred()  # a dangling row is refused here, inside the savepoint
         except (IntegrityError, DataError):
             # Rolled back to the savepoint. One by one, the refusal is reported with its line
             # (as the per-story path reports it), or, if it came from the batch as a whole,
             # the stories are imported after all.
-            ahead.close()  # no worker goes on checking revisions that were not written
+            workers.close()  # no worker goes on checking revisions that were not written
             for line, doc in run:
-                _one(line, doc, counts, refused, user=user, action=action, restore=restore)
+                self._one(line, doc)
             return
-        counts["created"] += len(run)
+        except BaseException:
+            workers.close()
+            raise
+        self.counts["created"] += len(run)
         if reads is None:  # restored, or a new story not asking to be published stays the draft it was written as
+            workers.close()
             return
-        # Each story is still checked, its rubric recorded, and published by the publish
-        # action (``publish_written``), one after the other, in file order.
         publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
-        with written_in_bulk(written), batch_reads(reads):
-            outcomes = publish_written([(story, doc["published_at"]) for _, doc, story in publishing], user=user)
-        check_deferred()  # the publications' rows, now rather than all at the file's commit
-    for (line, _, story), outcome in zip(publishing, outcomes):
-        if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
-            refused.append((line, ImportResult(story, "created", refused=outcome)))
+        try:
+            self._publish_waiting()  # the run before, while the workers check this one
+        except BaseException:
+            workers.close()
+            raise
+        self.waiting = _Written(publishing, written, reads, ahead, workers)
+
+    def _publish_waiting(self) -> None:
+        """Publish the run written and waiting, if any: each story still checked, its rubric
+        recorded, and published by the publish action (``publish_written``), one after the
+        other, in file order."""
+        waiting, self.waiting = self.waiting, None
+        if waiting is None:
+            return
+        with waiting.workers:  # then no worker of the run is left
+            stories = [(story, doc["published_at"]) for _, doc, story in waiting.publishing]
+            with written_in_bulk(waiting.written), batch_reads(waiting.reads), taking(waiting.ahead):
+                outcomes = publish_written(stories, user=self.user)
+            check_deferred()  # the publications' rows, now rather than all at the file's commit
+        for (line, _, story), outcome in zip(waiting.publishing, outcomes):
+            if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
+                self.refused.append((line, ImportResult(story, "created", refused=outcome)))
+
+
+def _at(line: int, exc: DeskError) -> DeskError:
+    return DeskError(f"line {line}: {exc.path}", exc.message)

@@ -7,8 +7,9 @@ nothing but the story's revision and the batch's manifests and claims (all of th
 cost most of a story's time and depend on nothing the batch writes, so within
 ``checked_ahead`` they are run for the whole batch in ``IMPORT_CHECK_WORKERS`` forked
 worker processes, started as soon as the batch's revisions are rendered, while the
-importing process writes the batch's rows and then publishes; while the workers' next result is
-not ready, the importing process runs them itself for the batch's last stories that no
+importing process writes the batch's rows, then the next batch's (``actions.Importer``),
+and then publishes it (``take`` answers for the batch being published: ``taking``); while
+the workers' next result is not ready, the importing process runs them itself for the batch's last stories that no
 worker has begun (each story is taken by one side only, through flags in shared memory).
 The importing process still assembles and records each story's rubric in its publish: it
 takes the results for those criteria only when they were computed from the same revision
@@ -197,7 +198,8 @@ def workers_for(count: int) -> int:
 
 @contextlib.contextmanager
 def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria):
-    """Within the block, ``take(story_id, revision)`` gives the workers' results of
+    """The block is given the workers' ``Ahead`` (None when nothing runs ahead): within
+    ``taking`` it, ``take(story_id, revision)`` gives their results of
     ``criteria`` for the stories of ``revisions`` ((story id, revision, the revision as
     stored or None) in the order they will be checked), whose checks read ``reads``
     (``checks.batch.BatchReads``). A stored text given must be the revision's
@@ -222,13 +224,22 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
     if pool is None:
         yield None
         return
-    token = _AHEAD.set(Ahead(pool, [sid for sid, _, _ in revisions], plan=plan, claims=claims, digests=digests))
     try:
-        yield _AHEAD.get()
+        yield Ahead(pool, [sid for sid, _, _ in revisions], plan=plan, claims=claims, digests=digests)
     finally:
-        _AHEAD.reset(token)
         pool.terminate()
         pool.join()
+
+
+@contextlib.contextmanager
+def taking(ahead: Ahead | None):
+    """Within the block, ``take`` answers from ``ahead`` (``checked_ahead``'s): the batch
+    being published, while the workers of the next may already be checking it."""
+    token = _AHEAD.set(ahead)
+    try:
+        yield ahead
+    finally:
+        _AHEAD.reset(token)
 
 
 def take(story_id: str, revision: dict | None) -> dict | None:

@@ -5,7 +5,7 @@ publish action and its checks. Within ``batch_reads(reads)`` the checks take wha
 would read for each story from ``reads``, loaded once for the batch: the cited manifests
 (with publishers) and claims (``CheckContext``), and ``not_a_repeat``'s candidates (the
 published stories, with fingerprints, of the batch's newsrooms in the union of the
-stories' repeat windows), to which each story of the batch is added as it is published,
+stories' repeat windows, read when the first of them is checked), to which each story of the batch is added as it is published,
 so that a later story repeating it is refused as it would be checked alone. What a story
 of the batch is checked against is what a query would return at that moment; a read the
 batch does not cover (a manifest or claim outside it, a window outside the loaded range,
@@ -78,7 +78,6 @@ class BatchReads:
     def __init__(self, docs: list[dict], story_ids: set[str], *, claims: dict):
         from manifests.models import Manifest
         from stories.desk import cited_manifest_ids, iter_cites
-        from stories.models import Story
 
         self.new_ids = set(story_ids)
         self.manifest_ids = {mid for doc in docs for mid in cited_manifest_ids(doc)}
@@ -90,28 +89,39 @@ class BatchReads:
         self.newsrooms = {doc["newsroom"] for doc in docs}
         self.low = min((_window_start(doc["edition"]) for doc in docs), default="")
         self.high = max((doc["edition"] for doc in docs), default="")
-        rows = (
-            Story.objects.published()
-            .filter(newsroom__slug__in=self.newsrooms, edition_id__gte=self.low, edition_id__lte=self.high)
-            .filter(fingerprint__isnull=False)
-            .order_by("id")
-            .values_list(
-                "id",
-                "newsroom__slug",
-                "edition_id",
-                Substr(Cast("fingerprint__minhash", TextField()), 2, minhash.BINS * 2),
-                Cast("fingerprint__claim_ids", TextField()),
-            )
-        )
         # (place, id, signature, claim ids as JSON text) by (newsroom, edition hour), and
         # the places of the candidates citing each claim: a story's window is read hour by
-        # hour, and the candidates sharing one of its claims are found by its claims.
-        self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] = {}
+        # hour, and the candidates sharing one of its claims are found by its claims. Read
+        # when the first story is checked (``_candidates``), not before: the stories of a
+        # batch published meanwhile (the one before it, while its rows were written) are
+        # candidates too.
+        self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] | None = None
         self.citing: dict[str, set[int]] = {}
         self.count = 0
-        for sid, room, edition, sig, claims in rows:
-            self._add(sid, room, edition, sig, claims)
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
+
+    def _candidates(self) -> dict[tuple[str, str], list[tuple[int, str, str, str]]]:
+        """The candidates by (newsroom, edition hour), read once (see ``__init__``)."""
+        if self.by_hour is None:
+            from stories.models import Story
+
+            self.by_hour = {}
+            rows = (
+                Story.objects.published()
+                .filter(newsroom__slug__in=self.newsrooms, edition_id__gte=self.low, edition_id__lte=self.high)
+                .filter(fingerprint__isnull=False)
+                .order_by("id")
+                .values_list(
+                    "id",
+                    "newsroom__slug",
+                    "edition_id",
+                    Substr(Cast("fingerprint__minhash", TextField()), 2, minhash.BINS * 2),
+                    Cast("fingerprint__claim_ids", TextField()),
+                )
+            )
+            for sid, room, edition, sig, claims in rows:
+                self._add(sid, room, edition, sig, claims)
+        return self.by_hour
 
     def _add(self, sid: str, room: str, edition: str, sig: str, claims: str) -> None:
         place = self.count
@@ -138,13 +148,13 @@ class BatchReads:
             return None
         if not ctx.excluded_ids <= self.new_ids:
             return None  # pending changes exclude their live story: the query knows it
-        newsroom, excluded = doc["newsroom"], ctx.excluded_ids
+        newsroom, excluded, by_hour = doc["newsroom"], ctx.excluded_ids, self._candidates()
         sharing = set().union(*(self.citing.get(cid, ()) for cid in set(claim_ids)))
         end = doc["edition"]
-        if len(self.by_hour) > settings.CHECKS_REPEAT_WINDOW_HOURS:  # the window's hours, one by one
-            buckets = [self.by_hour.get((newsroom, hour), ()) for hour in _hours(start, end)]
+        if len(by_hour) > settings.CHECKS_REPEAT_WINDOW_HOURS:  # the window's hours, one by one
+            buckets = [by_hour.get((newsroom, hour), ()) for hour in _hours(start, end)]
         else:  # a window longer than the candidates' hours: each of those hours, if in the window
-            buckets = [rows for (room, hour), rows in self.by_hour.items() if room == newsroom and start <= hour <= end]
+            buckets = [rows for (room, hour), rows in by_hour.items() if room == newsroom and start <= hour <= end]
         found = [row for rows in buckets for row in rows if row[1] not in excluded]
         found.sort()  # in the order the candidates were read and published
         return [(sid, sig, claims if place in sharing else "") for place, sid, sig, claims in found]
@@ -169,4 +179,5 @@ class BatchReads:
             sig, claim_ids = StoryFingerprint.objects.values_list("minhash", "claim_ids").get(story_id=story.pk)
         doc_newsroom = story.newsroom.slug
         if doc_newsroom in self.newsrooms and self.low <= story.edition_id <= self.high:
+            self._candidates()
             self._add(story.pk, doc_newsroom, story.edition_id, sig, json.dumps(claim_ids))

@@ -492,8 +492,8 @@ def test_an_import_runs_with_few_collections(tmp_path, story_doc, monkeypatch):
     from tests.seed import SEED_MANIFESTS
 
     call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
-    seen, real = [], actions.import_batch
-    monkeypatch.setattr(actions, "import_batch", lambda *a, **kw: seen.append(gc.get_threshold()) or real(*a, **kw))
+    seen, real = [], actions.Importer.add
+    monkeypatch.setattr(actions.Importer, "add", lambda *a, **kw: seen.append(gc.get_threshold()) or real(*a, **kw))
     before = gc.get_threshold()
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(story_doc(id="990", slug="gc-1")) + "\n", encoding="utf-8")

@@ -144,20 +144,21 @@ def import_file(
     ``ImportResult``) added to ``refused``.
     A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction,
     ``BATCH_SIZE`` documents at a time: each is validated, then the batch is written
-    (``stories.actions.import_batch``). Errors name the file's line (JSONL) and the JSON path; the first
+    (``stories.actions.Importer``, which publishes what it wrote in file order, while it
+    writes what comes next). Errors name the file's line (JSONL) and the JSON path; the first
     error in the file's order is the one reported."""
     batch_size = batch_size or BATCH_SIZE
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     refused = [] if refused is None else refused
 
     def write(batch) -> None:
-        refused.extend(actions.import_batch(batch, counts, restore=restore))
+        importer.add(batch)
         # With DEBUG on, Django keeps the last 9,000 queries' SQL, and a batch's INSERTs are
         # megabytes each: drop them (unless a test is capturing queries).
         if not connection.force_debug_cursor:
             connection.queries_log.clear()
 
-    with transaction.atomic(), few_collections():
+    with transaction.atomic(), few_collections(), actions.Importer(counts, restore=restore) as importer:
         if path.suffix.lower() == ".jsonl":
             with path.open("rb") as fh:
                 if progress:
@@ -179,6 +180,7 @@ def import_file(
                     if progress:
                         progress(read, sum(counts.values()) + len(batch))
                 write(batch)
+                refused.extend(importer.finish())
                 if progress:
                     progress(read, sum(counts.values()))
         else:
