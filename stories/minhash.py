@@ -37,22 +37,33 @@ def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
     return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
+_BLANK = hashlib.blake2b(digest_size=8)  # copied for each shingle: no parameters parsed again
+
+
 def signature(words: list[str]) -> str:
     """The hex signature of a text's words (see ``stories.text.words``)."""
-    mins = [_EMPTY] * BINS
     # Every shingle's blake2b digest in one buffer, read back as little-endian 64-bit
     # integers in C (as ``_hash64`` reads one): bulk imports fingerprint every story.
-    blake2b = hashlib.blake2b
-    hashes = array("Q", b"".join([blake2b(sh.encode(), digest_size=8).digest() for sh in shingles(words)]))
+    copy, digests = _BLANK.copy, []
+    append = digests.append
+    for sh in shingles(words):
+        h = copy()
+        h.update(sh.encode())
+        append(h.digest())
+    hashes = array("Q", b"".join(digests))
     if sys.byteorder != "little":
         hashes.byteswap()
     # Each bin's smallest hash: the last one written when written largest first (a
     # comprehension, not a comparison per hash). Within a bin, the smallest hash has the
     # smallest h // BINS.
-    for b, h in {h & _BIN_MASK: h for h in sorted(hashes, reverse=True)}.items():
-        mins[b] = h >> _BIN_BITS
-    if all(m == _EMPTY for m in mins):
+    lowest = {h & _BIN_MASK: h for h in sorted(hashes, reverse=True)}
+    if len(lowest) == BINS:  # no bin empty (most texts): no value borrowed
+        return bytes([(lowest[b] >> _BIN_BITS) & 0xFF for b in range(BINS)]).hex()
+    if not lowest:
         return "00" * BINS
+    mins = [_EMPTY] * BINS
+    for b, h in lowest.items():
+        mins[b] = h >> _BIN_BITS
     values = bytearray(BINS)
     for b in range(BINS):
         hop = 0

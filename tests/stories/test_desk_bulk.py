@@ -377,6 +377,22 @@ def test_signatures_are_what_they_were(words):
     assert minhash.signature(words) == _reference_signature(words)
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 40, 200, 2000])
+def test_signatures_of_texts_short_and_long_are_what_they_were(story_doc, size):
+    """Short texts leave bins empty (their values borrowed from a neighbour); a long text
+    fills every bin: both give the signature as first written, and so does the seed story."""
+    from stories import desk, minhash
+    from stories.fingerprints import story_text
+    from stories.text import words
+
+    text = [f"w{i}" for i in range(size)]
+    assert minhash.signature(text) == _reference_signature(text)
+    filled = len({minhash._hash64(sh) % minhash.BINS for sh in minhash.shingles(text)})
+    assert (filled == minhash.BINS) == (size == 2000)
+    seed = words(story_text(desk.validate(story_doc())))
+    assert minhash.signature(seed) == _reference_signature(seed)
+
+
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(st.sampled_from("aZ09 .-_*\n\u0130\u212a\u00e9K")) | st.text())
