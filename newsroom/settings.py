@@ -156,9 +156,10 @@ CHECKS_JUDGE_URL = env("CHECKS_JUDGE_URL", default="")  # an OpenAI-compatible c
 CHECKS_JUDGE_MODEL = env("CHECKS_JUDGE_MODEL", default="")
 CHECKS_JUDGE_TIMEOUT = env.float("CHECKS_JUDGE_TIMEOUT", default=5.0)
 CHECKS_JUDGE_API_KEY = env("CHECKS_JUDGE_API_KEY", default="")
-# The bulk import runs the checks of a batch's new stories ahead in this many forked worker
-# processes (stories/checks/ahead.py), for batches of at least IMPORT_CHECK_AHEAD_MIN
-# stories; 0 runs them all in the importing process. Default: one fewer than the cores this
+# The bulk import runs the checks of a run's new stories ahead in this many forked worker
+# processes (stories/checks/ahead.py), for runs of at least IMPORT_CHECK_AHEAD_MIN stories
+# (while one run is published, the next run's workers start: twice as many for a moment);
+# 0 runs them all in the importing process. Default: one fewer than the cores this
 # process may run on, at most 4 (a container's CPU quota is not seen: set it there).
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 IMPORT_CHECK_WORKERS = env.int("IMPORT_CHECK_WORKERS", default=max(0, min(4, _CORES - 1)))

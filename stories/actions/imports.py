@@ -151,8 +151,9 @@ class _Written:
 
 class Importer:
     """``import_batch`` over a file's batches: ``add`` each batch in file order, then
-    ``finish``; use it as a context manager, which stops the checks' workers of a run left
-    waiting when an error ends the import (the caller rolls the transaction back).
+    ``finish``; use it as a context manager, which publishes a run left waiting when the
+    block ends normally, and stops its checks' workers when an error ends the import (the
+    caller rolls the transaction back).
 
     The result is ``import_story``'s one by one, and the publications are made in file
     order; only the writing is done ahead. A run of new stories (at most ``RUN_SIZE`` of
@@ -172,7 +173,10 @@ class Importer:
     def __enter__(self) -> Importer:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self._publish_waiting()  # ``finish`` not called: the run waiting is published all the same
+            return
         waiting, self.waiting = self.waiting, None
         if waiting is not None:
             waiting.workers.close()
@@ -269,6 +273,7 @@ class Importer:
         self.counts["created"] += len(run)
         if reads is None:  # restored, or a new story not asking to be published stays the draft it was written as
             workers.close()
+            self._publish_waiting()  # the run before: nothing of this one is checked
             return
         publishing = [(line, doc, story) for (line, doc), story in zip(run, stories) if doc["published_at"] is not None]
         try:

@@ -224,8 +224,10 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
     if pool is None:
         yield None
         return
+    ids = [sid for sid, _, _ in revisions]
+    del revisions  # their stored texts: the caller drops them once stored
     try:
-        yield Ahead(pool, [sid for sid, _, _ in revisions], plan=plan, claims=claims, digests=digests)
+        yield Ahead(pool, ids, plan=plan, claims=claims, digests=digests)
     finally:
         pool.terminate()
         pool.join()

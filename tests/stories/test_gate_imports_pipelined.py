@@ -136,3 +136,39 @@ def test_an_error_in_a_later_run_writes_nothing_and_stops_every_worker(
     assert db_state() == before
     assert len(forked) == 2 and all(a is not None for a in forked)  # both runs' workers began
     assert stopped == forked
+
+
+def test_a_run_of_drafts_publishes_the_run_before_it(tmp_path, demo, story_doc, events, monkeypatch):
+    """A run with nothing to publish leaves no run waiting: the one before is published
+    once it is written."""
+    monkeypatch.setattr(imports, "RUN_SIZE", 2)
+    docs = [variant(story_doc, n, newsroom=f"desk-{n}") for n in range(1, 7)]
+    for doc in docs[2:4]:
+        doc["published_at"] = None
+    call_command("import_stories", write_jsonl(tmp_path, docs), stdout=io.StringIO(), stderr=io.StringIO())
+    ids = [d["id"] for d in docs]
+    assert events == [
+        ("written", ids[:2]),
+        ("written", ids[2:4]),
+        ("published", ids[:2]),
+        ("written", ids[4:]),
+        ("published", ids[4:]),
+    ]
+    assert set(Story.objects.filter(status=Story.Status.PUBLISHED, id__in=ids).values_list("id", flat=True)) == {
+        *ids[:2],
+        *ids[4:],
+    }
+
+
+def test_an_importer_left_without_finishing_publishes_the_run_waiting(tmp_path, demo, story_doc, events):
+    from django.db import transaction
+
+    from stories import desk
+
+    docs = [variant(story_doc, n, newsroom=f"desk-{n}") for n in (1, 2)]
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    with transaction.atomic(), imports.Importer(counts) as importer:
+        importer.add([(line, desk.validate(doc)) for line, doc in enumerate(docs, 1)])
+        assert importer.waiting is not None
+    assert events[-1] == ("published", [d["id"] for d in docs])
+    assert Story.objects.filter(status=Story.Status.PUBLISHED, id__in=[d["id"] for d in docs]).count() == 2
