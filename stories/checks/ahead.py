@@ -30,6 +30,7 @@ one process).
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import multiprocessing
 from contextvars import ContextVar
@@ -79,6 +80,14 @@ def _run(reads, revision: dict, story_id: str, criteria) -> dict:
     with batch_reads(reads):
         ctx = CheckContext(desk.validate(revision), exclude_story_id=story_id)
         return {c.name: c.run(ctx).as_dict() for c in criteria}
+
+
+def _worker_start() -> None:
+    """A worker's first step: what it inherited from the importing process (the batch's
+    reads and revisions, the loaded code) is set aside from the cyclic garbage collector,
+    which then walks only what the worker allocates, and never writes to (and so copies)
+    the pages it shares with the importing process."""
+    gc.freeze()
 
 
 def _check(story_id: str) -> tuple[str, str | None, dict | None]:
@@ -216,7 +225,7 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
     claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
     _PLAN = (*plan, claims, {sid: i for i, (sid, _, _) in enumerate(revisions)}, digests)
     try:
-        pool = context.Pool(workers)
+        pool = context.Pool(workers, initializer=_worker_start)
     except OSError:  # no process could be forked (memory, process limits): check them here
         pool = None
     finally:

@@ -124,6 +124,28 @@ def test_while_a_worker_is_busy_the_importing_process_checks_from_the_back(
     assert rubrics(tmp_path, docs) == shared
 
 
+def test_a_worker_sets_aside_what_it_inherited_from_the_collector(tmp_path, demo, story_doc, workers, monkeypatch):
+    """A worker freezes what it inherited through the fork before it checks a story: the
+    collector then walks only the worker's own objects."""
+    import gc
+
+    importing = os.getpid()
+    run = ahead._run
+
+    def recording(*args):
+        if os.getpid() != importing:
+            (tmp_path / f"frozen-{os.getpid()}").write_text(str(gc.get_freeze_count()))
+        return run(*args)
+
+    monkeypatch.setattr(ahead, "_run", recording)
+    monkeypatch.setattr(Ahead, "_check_one_here", lambda self: setattr(self, "back", 0))
+    frozen_here = gc.get_freeze_count()
+    rubrics(tmp_path, faulty_docs(story_doc))
+    counts = [int(p.read_text()) for p in tmp_path.glob("frozen-*")]
+    assert counts and all(count > 0 for count in counts)
+    assert gc.get_freeze_count() == frozen_here  # the importing process's own objects are not frozen
+
+
 def test_the_workers_start_before_the_rows_are_written(tmp_path, demo, story_doc, workers, taken, monkeypatch):
     """The revisions of version 1 are rendered before the batch's rows are written, and the
     workers check them while the rows are written; the rubrics are those checked in process."""
