@@ -85,8 +85,8 @@ def _run(reads, revision: dict, story_id: str, criteria) -> dict:
 def _worker_start() -> None:
     """A worker's first step: what it inherited from the importing process (the batch's
     reads and revisions, the loaded code) is set aside from the cyclic garbage collector,
-    which then walks only what the worker allocates, and never writes to (and so copies)
-    the pages it shares with the importing process."""
+    which then walks only what the worker allocates and copies none of the pages shared
+    with the importing process (reference counts still do)."""
     gc.freeze()
 
 
