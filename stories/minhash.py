@@ -32,8 +32,8 @@ def _hash64(shingle: str) -> int:
 def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
     if len(words) < size:
         return {" ".join(words)} if words else set()
-    if size == 3:  # the common case, without slicing
-        return {f"{a} {b} {c}" for a, b, c in zip(words, words[1:], words[2:])}
+    if size == 3:  # the common case: joined in C, without slicing
+        return set(map(" ".join, zip(words, words[1:], words[2:])))
     return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 

@@ -70,15 +70,27 @@ def _refuse(execute, sql, params, many, context):
     raise WorkerQuery("a checks worker does not read the database")
 
 
-def _run(reads, revision: dict, story_id: str, criteria) -> dict:
-    """The results of ``criteria`` for a story's revision, by name, read from the batch."""
+def validated(revision: dict) -> dict | None:
+    """The revision validated (``desk.validate``), or None when it is not valid: its error is
+    then raised where the story is checked, as it would be without the workers."""
+    from stories import desk
+
+    try:
+        return desk.validate(revision)
+    except Exception:
+        return None
+
+
+def _run(reads, revision: dict, story_id: str, criteria, doc: dict | None = None) -> dict:
+    """The results of ``criteria`` for a story's revision, by name, read from the batch;
+    ``doc``, when given, is that revision validated."""
     from stories import desk
 
     from .base import CheckContext
     from .batch import batch_reads
 
     with batch_reads(reads):
-        ctx = CheckContext(desk.validate(revision), exclude_story_id=story_id)
+        ctx = CheckContext(doc if doc is not None else desk.validate(revision), exclude_story_id=story_id)
         return {c.name: c.run(ctx).as_dict() for c in criteria}
 
 
@@ -94,7 +106,7 @@ def _check(story_id: str) -> tuple[str, str | None, dict | None]:
     """In a worker: the results of the criteria ahead for ``story_id``'s revision, by name
     (None when the importing process took the story first)."""
     try:
-        reads, revisions, criteria, claims, positions, digests = _PLAN
+        reads, revisions, criteria, docs, claims, positions, digests = _PLAN
         with claims.get_lock():
             if claims[positions[story_id]] != FREE:
                 return story_id, None, None
@@ -103,7 +115,7 @@ def _check(story_id: str) -> tuple[str, str | None, dict | None]:
         with contextlib.ExitStack() as stack:
             for alias in connections:
                 stack.enter_context(connections[alias].execute_wrapper(_refuse))
-            return story_id, digests[story_id], _run(reads, revision, story_id, criteria)
+            return story_id, digests[story_id], _run(reads, revision, story_id, criteria, docs.get(story_id))
     except Exception:  # a refused query or any other failure: the importing process checks it
         return story_id, None, None
 
@@ -117,8 +129,8 @@ class Ahead:
 
     While the next result is not ready, the importing process checks the batch's stories
     itself, from the last one back (``plan``: the batch's reads, story id -> revision, the
-    criteria; ``claims``: who took each story, shared with the workers), until it meets the
-    stories the workers have begun."""
+    criteria, story id -> the revision validated or None; ``claims``: who took each story,
+    shared with the workers), until it meets the stories the workers have begun."""
 
     def __init__(
         self, pool, story_ids: list[str], *, plan: tuple | None = None, claims=None, digests: dict | None = None
@@ -133,10 +145,16 @@ class Ahead:
         self.plan, self.claims = plan, claims
         self.back = len(story_ids) if plan is not None and claims is not None else 0
         self.here: dict[str, tuple[dict, dict | None]] = {}  # checked here: id -> (revision, results)
+        self.documents: dict[str, dict] = {}  # taken: id -> the revision handed over, validated
 
     def take(self, story_id: str, revision: dict) -> dict | None:
-        """The results for ``story_id`` if they were computed from ``revision``."""
+        """The results for ``story_id`` if they were computed from ``revision``. When
+        ``revision`` is the very one handed over, its validated document is kept for
+        ``document``."""
         handed = self.plan[1].pop(story_id, None) if self.plan is not None else None  # kept no longer
+        doc = self.plan[3].pop(story_id, None) if self.plan is not None else None
+        if doc is not None and handed is revision:
+            self.documents[story_id] = doc
         planned = self.digests.pop(story_id, None)
         if story_id in self.here:
             checked, results = self.here.pop(story_id)
@@ -159,6 +177,10 @@ class Ahead:
                 return results if seen == (planned if revision is handed else digest(revision)) else None
         return None
 
+    def document(self, story_id: str) -> dict | None:
+        """The validated document of the revision taken for ``story_id``, once."""
+        return self.documents.pop(story_id, None)
+
     def _next_chunk(self) -> list | None:
         """The workers' next chunk of results, checking stories here while it is not ready;
         None when the workers are given up (every story left is checked here)."""
@@ -176,7 +198,7 @@ class Ahead:
 
     def _check_one_here(self) -> None:
         """Check here the last story of the batch that no worker has begun, if any."""
-        reads, revisions, criteria = self.plan
+        reads, revisions, criteria, docs = self.plan
         while self.back > 0:
             self.back -= 1
             with self.claims.get_lock():
@@ -188,7 +210,7 @@ class Ahead:
             if sid in self.waiting:
                 revision = revisions[sid]
                 try:
-                    results = _run(reads, revision, sid, criteria)
+                    results = _run(reads, revision, sid, criteria, docs.get(sid))
                 except Exception:  # checked again, in full, when its turn comes
                     results = None
                 self.here[sid] = (revision, results)
@@ -220,7 +242,10 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
         yield None
         return
     context = multiprocessing.get_context("fork")
-    plan = (reads, {sid: revision for sid, revision, _ in revisions}, tuple(criteria))
+    # Each revision validated once, here, for the workers and for the publish that records
+    # its rubric (``validated_handed``).
+    docs = {sid: validated(revision) for sid, revision, _ in revisions}
+    plan = (reads, {sid: revision for sid, revision, _ in revisions}, tuple(criteria), docs)
     digests = {sid: text_digest(text) if text is not None else digest(revision) for sid, revision, text in revisions}
     claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
     _PLAN = (*plan, claims, {sid: i for i, (sid, _, _) in enumerate(revisions)}, digests)
@@ -259,3 +284,10 @@ def take(story_id: str, revision: dict | None) -> dict | None:
     if ahead is None or revision is None:
         return None
     return ahead.take(story_id, revision)
+
+
+def taken_document(story_id: str) -> dict | None:
+    """The validated document of the revision just taken for ``story_id`` (``take``), when it
+    was the revision handed over and valid; None otherwise (validate it here)."""
+    ahead = _AHEAD.get()
+    return ahead.document(story_id) if ahead is not None else None

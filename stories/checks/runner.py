@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .ahead import checked_ahead, take
+from .ahead import checked_ahead, take, taken_document
 from .base import CheckContext, Criterion
 from .claims_belong import ClaimsBelong
 from .claims_support import ClaimsSupport
@@ -69,7 +69,8 @@ def rubric_of(story, *, revision_current: bool = False, revision: dict | None = 
         data = Revision.objects.filter(story_id=story.pk, version=story.version).values_list("data", flat=True).first()
     if data is None:
         data = desk.export_story(Story.objects.with_everything().get(pk=story.pk))
-    return run_checks(desk.validate(data), exclude_story_id=story.pk, computed=computed)
+    doc = taken_document(story.pk) or desk.validate(data)  # validated once, before the workers' fork
+    return run_checks(doc, exclude_story_id=story.pk, computed=computed)
 
 
 def check_and_record(story, *, revision_current: bool = False, revision: dict | None = None):

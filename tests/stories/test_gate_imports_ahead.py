@@ -79,6 +79,30 @@ def test_each_revision_is_serialised_once_for_its_digest_and_its_row(
     assert stored == sorted(text_digest(t) for t in made) and len(made) == len(docs)
 
 
+def test_each_revision_is_validated_once_for_the_workers_and_its_publish(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    """A revision handed to the workers is validated once, before the fork: the workers and
+    the publish that records its rubric use that document (here a worker validating again
+    would fail, and the story would be checked in process)."""
+    from stories import desk
+
+    importing, validated = os.getpid(), []
+    validate = desk.validate
+
+    def counted(data):
+        if os.getpid() != importing:
+            raise AssertionError("a worker validated a revision again")
+        validated.append(data.get("id"))
+        return validate(data)
+
+    monkeypatch.setattr(desk, "validate", counted)
+    docs = faulty_docs(story_doc)
+    rubrics(tmp_path, docs)
+    assert len(taken) == len(docs) and all(r is not None for r in taken)
+    assert sorted(validated) == sorted(doc["id"] for doc in docs)  # once each
+
+
 def test_a_worker_that_would_read_the_database_leaves_the_story_here(
     tmp_path, demo, story_doc, workers, taken, monkeypatch
 ):
@@ -236,7 +260,7 @@ def test_the_revision_handed_over_is_known_by_its_digest_and_another_is_serialis
     revisions = {sid: {"id": sid, "headline": f"Story {sid}"} for sid in "abc"}
     digests = {sid: digest(rev) for sid, rev in revisions.items()}
     results = [(sid, digests[sid], {"x": sid}) for sid in revisions]
-    plan = (None, dict(revisions), ())
+    plan = (None, dict(revisions), (), {})
     got = Ahead(Pool(Chunks([results])), list("abc"), plan=plan, digests=dict(digests))
     got.back = 0  # nothing checked here
     assert got.take("a", revisions["a"]) == {"x": "a"}  # the very revision handed over
