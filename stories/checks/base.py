@@ -56,27 +56,55 @@ class Unit:
 
 
 class CheckContext:
-    """A validated desk/1 document and the database rows the criteria read, loaded once:
-    the cited manifests (with publishers) and the cited claims, in two queries. The story's
-    own ``manifests`` list is never used as evidence. With ``public_sources``, only the
-    sources some published story cites are read; any other reads as if it did not exist."""
+    """A validated desk/1 document and the database rows the criteria read, loaded once,
+    when a criterion first asks for them: the cited manifests (with publishers) and the
+    cited claims, in two queries. The story's own ``manifests`` list is never used as
+    evidence. With ``public_sources``, only the sources some published story cites are read;
+    any other reads as if it did not exist."""
 
     def __init__(self, doc: dict, *, exclude_story_id: str | None = None, public_sources: bool = False):
-        from manifests.models import Claim, Manifest
-        from stories.desk import cited_manifest_ids, iter_cites
+        from .batch import current
 
         self.doc = doc
         self.excluded_ids = {i for i in (doc.get("id"), exclude_story_id) if i}
-        self.cites = list(iter_cites(doc))
-        self.cited_manifest_ids = cited_manifest_ids(doc)
-        self.cited_claim_ids = list(dict.fromkeys(cid for _, cite in self.cites for cid in cite["claim_ids"]))
-        from .batch import current
+        self._public_sources = public_sources
+        self._batch = current()  # the bulk import's batch reads now, if any (``checks.batch``)
 
-        batch = current()
+    @cached_property
+    def cites(self) -> list:
+        from stories.desk import iter_cites
+
+        return list(iter_cites(self.doc))
+
+    @cached_property
+    def cited_manifest_ids(self) -> list[str]:
+        from stories.desk import cited_manifest_ids
+
+        return cited_manifest_ids(self.doc)
+
+    @cached_property
+    def cited_claim_ids(self) -> list[str]:
+        return list(dict.fromkeys(cid for _, cite in self.cites for cid in cite["claim_ids"]))
+
+    @property
+    def manifests(self) -> dict:
+        return self._sources[0]
+
+    @property
+    def claims(self) -> dict:
+        return self._sources[1]
+
+    @cached_property
+    def _sources(self) -> tuple[dict, dict]:
+        """(manifests, claims), read when a criterion first asks for either: a context made
+        for criteria that read neither (the bulk import's ``not_a_repeat``, the others'
+        results taken from its workers) reads nothing."""
+        from manifests.models import Claim, Manifest
+
+        batch, public_sources = self._batch, self._public_sources
         loaded = batch.sources(self.cited_manifest_ids, self.cited_claim_ids) if batch is not None else None
-        if loaded is not None and not public_sources:  # read once for the bulk import's batch (``checks.batch``)
-            self.manifests, self.claims = loaded
-            return
+        if loaded is not None and not public_sources:  # read once for the bulk import's batch
+            return loaded
         manifests = Manifest.objects.filter(id__in=self.cited_manifest_ids)
         claims = Claim.objects.filter(id__in=self.cited_claim_ids)
         if public_sources:  # only sources a published story cites: the others read as unknown
@@ -85,8 +113,7 @@ class CheckContext:
             public = Cite.objects.filter(manifest_id__in=self.cited_manifest_ids).of_published_stories()
             manifests = manifests.filter(id__in=public.values("manifest_id"))
             claims = claims.filter(manifest_id__in=public.values("manifest_id"))
-        self.manifests = {m.id: m for m in manifests.select_related("publisher")}
-        self.claims = claims.rows()
+        return {m.id: m for m in manifests.select_related("publisher")}, claims.rows()
 
     @cached_property
     def edition_start(self) -> dt.datetime:
