@@ -162,6 +162,18 @@ def test_run_checks_costs_three_queries_whatever_the_story_size(demo, seed_doc, 
         assert run_checks(big)["passed"] is False
 
 
+def test_criteria_computed_before_leave_only_the_candidates_to_read(demo, seed_doc, django_assert_num_queries):
+    """The bulk import takes every criterion but ``not_a_repeat`` from its checks' workers:
+    the story's cited manifests and claims are then not read at all."""
+    from stories.checks.runner import AHEAD_CRITERIA
+
+    doc = desk.validate(seed_doc)
+    full = run_checks(doc, exclude_story_id=demo.pk)
+    computed = {c["name"]: c for c in full["criteria"] if c["name"] in {a.name for a in AHEAD_CRITERIA}}
+    with django_assert_num_queries(1):  # the candidate fingerprints
+        assert run_checks(doc, exclude_story_id=demo.pk, computed=computed) == full
+
+
 def test_refresh_fingerprints_rebuilds_missing_ones(demo):
     StoryFingerprint.objects.all().delete()
     call_command("refresh_fingerprints", stdout=io.StringIO())
