@@ -243,7 +243,7 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
         return
     context = multiprocessing.get_context("fork")
     # Each revision validated once, here, for the workers and for the publish that records
-    # its rubric (``validated_handed``).
+    # its rubric (``taken_document``).
     docs = {sid: validated(revision) for sid, revision, _ in revisions}
     plan = (reads, {sid: revision for sid, revision, _ in revisions}, tuple(criteria), docs)
     digests = {sid: text_digest(text) if text is not None else digest(revision) for sid, revision, text in revisions}
