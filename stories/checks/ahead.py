@@ -46,8 +46,8 @@ FREE, A_WORKERS, HERE = 0, 1, 2  # who took a story (``Ahead``'s claims)
 WAIT_SECONDS = 120  # a worker that has not answered by then is given up (its stories checked here)
 
 # What a worker inherits through the fork: (the batch's reads, story id -> revision, the
-# criteria to run, who took each story, story id -> its place in the batch, story id -> the
-# digest of its revision).
+# criteria to run, story id -> the revision validated or None, who took each story, story
+# id -> its place in the batch, story id -> the digest of its revision).
 _PLAN: tuple | None = None
 _AHEAD: ContextVar[Ahead | None] = ContextVar("checks_ahead", default=None)
 

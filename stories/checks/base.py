@@ -86,11 +86,11 @@ class CheckContext:
     def cited_claim_ids(self) -> list[str]:
         return list(dict.fromkeys(cid for _, cite in self.cites for cid in cite["claim_ids"]))
 
-    @property
+    @cached_property
     def manifests(self) -> dict:
         return self._sources[0]
 
-    @property
+    @cached_property
     def claims(self) -> dict:
         return self._sources[1]
 

@@ -3,6 +3,7 @@ the rubrics equal those of the checks run in the importing process, planted faul
 a worker's results are taken only for the revision they were computed from; a worker that
 would read the database leaves its stories to the importing process."""
 
+import io
 import os
 import time
 
@@ -13,7 +14,7 @@ from stories.checks import ahead
 from stories.checks.ahead import Ahead, digest, text_digest
 from stories.checks.runner import AHEAD_CRITERIA
 from stories.models import Revision, Story
-from tests.stories.test_gate_imports_batch import faulty_docs, rubrics
+from tests.stories.test_gate_imports_batch import faulty_docs, rubrics, write
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -101,6 +102,41 @@ def test_each_revision_is_validated_once_for_the_workers_and_its_publish(
     rubrics(tmp_path, docs)
     assert len(taken) == len(docs) and all(r is not None for r in taken)
     assert sorted(validated) == sorted(doc["id"] for doc in docs)  # once each
+
+
+def test_a_revision_that_fails_validation_before_the_fork_fails_where_it_did(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch
+):
+    """A revision the validation refuses before the workers start is checked at its publish
+    as without them: the same error, at the same point, and nothing imported."""
+    from django.core.management import CommandError, call_command
+
+    from stories import desk
+
+    validate, refused = desk.validate, []
+
+    def planted(data):
+        if data.get("id") == "913":
+            raise desk.DeskError("$", "planted")
+        return validate(data)
+
+    def spied(revision):
+        refused.append(revision["id"]) if (doc := validated(revision)) is None else None
+        return doc
+
+    validated = ahead.validated
+    monkeypatch.setattr(desk, "validate", planted)
+    monkeypatch.setattr(ahead, "validated", spied)
+    path, errors = str(write(tmp_path, faulty_docs(story_doc))), []
+    for count in (1, 0):
+        workers.IMPORT_CHECK_WORKERS = count
+        stderr = io.StringIO()
+        with pytest.raises(CommandError, match="rejected"):
+            call_command("import_stories", path, stdout=io.StringIO(), stderr=stderr)
+        errors.append(stderr.getvalue())
+        assert not Story.objects.exclude(pk=demo.pk).exists()
+    assert refused == ["913"]  # refused before the fork, with the workers
+    assert errors[0] == errors[1] and "planted" in errors[0]
 
 
 def test_a_worker_that_would_read_the_database_leaves_the_story_here(
