@@ -113,7 +113,7 @@ def test_a_revision_that_fails_validation_before_the_fork_fails_where_it_did(
 
     from stories import desk
 
-    validate, refused = desk.validate, []
+    validate, validated, refused = desk.validate, ahead.validated, []
 
     def planted(data):
         if data.get("id") == "913":
@@ -121,10 +121,11 @@ def test_a_revision_that_fails_validation_before_the_fork_fails_where_it_did(
         return validate(data)
 
     def spied(revision):
-        refused.append(revision["id"]) if (doc := validated(revision)) is None else None
+        doc = validated(revision)
+        if doc is None:
+            refused.append(revision["id"])
         return doc
 
-    validated = ahead.validated
     monkeypatch.setattr(desk, "validate", planted)
     monkeypatch.setattr(ahead, "validated", spied)
     path, errors = str(write(tmp_path, faulty_docs(story_doc))), []
