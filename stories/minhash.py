@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from operator import add
 
 BINS = 128
 SHINGLE = 3
@@ -117,3 +118,26 @@ def _is_hex(sig: str) -> bool:
 
 def similarity(a: str, b: str) -> float:
     return similarities(a, [b])[0]
+
+
+def equal_bins_needed(threshold: float) -> int | None:
+    """The fewest equal bins whose estimate (``similarities``) reaches ``threshold``, or
+    None when no count does."""
+    return next((n for n, estimate in enumerate(_ESTIMATES) if estimate >= threshold), None)
+
+
+_BIN_OFFSETS = range(0, BINS * 256, 256)
+
+
+def bin_keys(signature: str) -> list[int] | None:
+    """One key per bin, ``bin * 256 + value``: two signatures share a key for each bin they
+    agree on, so an index of keys finds the signatures that agree with one in many bins
+    without comparing it with each. None for a malformed signature (``similarities``
+    compares it as 0)."""
+    if len(signature) != BINS * 2:
+        return None
+    try:
+        values = bytes.fromhex(signature)
+    except ValueError:
+        return None
+    return list(map(add, _BIN_OFFSETS, values)) if len(values) == BINS else None

@@ -18,8 +18,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+from collections import Counter
 from contextvars import ContextVar
 from functools import lru_cache
+from itertools import chain, repeat
 
 from django.conf import settings
 from django.db.models import TextField
@@ -99,6 +101,12 @@ class BatchReads:
         self.citing: dict[str, set[int]] = {}
         self.count = 0
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
+        # Each candidate's row, newsroom and hour by place, and by newsroom the places of
+        # the candidates whose signatures hold each bin's value (``minhash.bin_keys``): a
+        # story is compared with the candidates that agree with it in enough bins to be a
+        # repeat, found by its signature, not with every candidate of its window.
+        self.placed: list[tuple[tuple[int, str, str, str], str, str]] = []
+        self.agreeing: dict[str, dict[int, list[int]]] = {}
 
     def _candidates(self) -> dict[tuple[str, str], list[tuple[int, str, str, str]]]:
         """The candidates by (newsroom, edition hour), read once (see ``__init__``)."""
@@ -126,9 +134,17 @@ class BatchReads:
     def _add(self, sid: str, room: str, edition: str, sig: str, claims: str) -> None:
         place = self.count
         self.count += 1
-        self.by_hour.setdefault((room, edition), []).append((place, sid, sig, claims))
+        row = (place, sid, sig, claims)
+        self.by_hour.setdefault((room, edition), []).append(row)
+        self.placed.append((row, room, edition))
         for cid in _claim_set(claims):
             self.citing.setdefault(cid, set()).add(place)
+        index = self.agreeing.setdefault(room, {})
+        for key in minhash.bin_keys(sig) or ():
+            if (places := index.get(key)) is None:
+                index[key] = [place]
+            else:
+                places.append(place)
 
     def sources(self, manifest_ids, claim_ids) -> tuple[dict, dict] | None:
         """The manifests and claims ``CheckContext`` would read, or None when the batch
@@ -139,9 +155,15 @@ class BatchReads:
         claims = {cid: self.claims[cid] for cid in claim_ids if cid in self.claims}
         return manifests, claims
 
-    def repeat_candidates(self, ctx, claim_ids: list[str]) -> list[tuple[str, str, str]] | None:
+    def repeat_candidates(self, ctx, claim_ids: list[str], signature: str = "") -> list[tuple[str, str, str]] | None:
         """``not_a_repeat.candidates``' rows for ``ctx`` (the claim ids only for candidates
-        sharing a claim), or None when the batch's candidates do not cover its window."""
+        sharing a claim), or None when the batch's candidates do not cover its window.
+
+        Given the story's ``signature``, only the rows that can be a repeat: those sharing a
+        claim, and those whose signatures agree with it in as many bins as a text
+        similarity of ``CHECKS_REPEAT_SIMILARITY`` takes (``minhash.equal_bins_needed``),
+        counted from the index of bin values. Every other row is below the limit on both
+        counts, so the check's result is the same."""
         doc = ctx.doc
         start = _window_start(doc["edition"])
         if doc["newsroom"] not in self.newsrooms or start < self.low or doc["edition"] > self.high:
@@ -151,6 +173,18 @@ class BatchReads:
         newsroom, excluded, by_hour = doc["newsroom"], ctx.excluded_ids, self._candidates()
         sharing = set().union(*(self.citing.get(cid, ()) for cid in set(claim_ids)))
         end = doc["edition"]
+        needed = minhash.equal_bins_needed(settings.CHECKS_REPEAT_SIMILARITY)
+        keys = minhash.bin_keys(signature) if needed != 0 else None
+        if keys is not None:  # the rows that can be a repeat, by place
+            index = self.agreeing.get(newsroom, {})
+            agree = Counter(chain.from_iterable(map(index.get, keys, repeat(()))))
+            places = sharing.union(place for place, n in agree.items() if n >= needed) if needed else sharing
+            found = [
+                row
+                for row, room, hour in map(self.placed.__getitem__, sorted(places))
+                if room == newsroom and start <= hour <= end and row[1] not in excluded
+            ]
+            return [(sid, sig, claims if place in sharing else "") for place, sid, sig, claims in found]
         if len(by_hour) > settings.CHECKS_REPEAT_WINDOW_HOURS:  # the window's hours, one by one
             buckets = [by_hour.get((newsroom, hour), ()) for hour in _hours(start, end)]
         else:  # a window longer than the candidates' hours: each of those hours, if in the window

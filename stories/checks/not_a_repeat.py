@@ -12,7 +12,9 @@ never counts, nor, for pending changes, the live story they will replace.
 
 To stay fast with thousands of candidates, the same query asks the (indexed) cite tables
 which candidates share at least one claim with the story, and returns the claim ids only
-for those; the MinHash signatures are compared in bulk (``minhash.similarities``).
+for those; the MinHash signatures are compared in bulk (``minhash.similarities``). Within a
+bulk import (``checks.batch``), the candidates are found by the bins their signatures share
+with the story's, and only those that can be a repeat are compared.
 """
 
 import datetime as dt
@@ -91,7 +93,7 @@ class NotARepeat(Criterion):
         sig, claim_ids = fingerprint_of(ctx.doc)
         ours = set(claim_ids)
         batch = current()
-        rows = batch.repeat_candidates(ctx, claim_ids) if batch is not None else None
+        rows = batch.repeat_candidates(ctx, claim_ids, sig) if batch is not None else None
         if rows is None:
             rows = _fetch(candidates(ctx, claim_ids))
         if batch is not None and ctx.doc.get("id"):
@@ -104,7 +106,7 @@ class NotARepeat(Criterion):
         similar |= {i for i, sim in claim_sims.items() if sim >= threshold}
         repeats = [
             (rows[i][0], max(text_sims[i], claim_sims.get(i, 0.0)), text_sims[i], claim_sims.get(i, 0.0))
-            for i in similar
+            for i in sorted(similar)  # in the candidates' order
         ]
         worst = max((r[1] for r in repeats), default=0.0)
         findings = self.describe(repeats, threshold)

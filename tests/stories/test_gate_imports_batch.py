@@ -235,6 +235,14 @@ def test_each_story_is_rendered_once_and_published_from_that_revision(tmp_path, 
     assert sorted(rendered) == sorted(published) == ids
 
 
+def empty_reads(batch_reads):
+    """A batch of reads of no documents, its candidates loaded (none yet): the tests add them."""
+    reads = batch_reads([], set(), claims={})
+    reads.by_hour = {}
+    reads.newsrooms, reads.new_ids, reads.low, reads.high = {"desk", "other"}, {"s-7"}, "2026-01-01T00", "2026-12-31T23"
+    return reads
+
+
 @pytest.mark.parametrize("window", [24, 5000], ids=["hour-by-hour", "longer-than-the-candidates"])
 def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, window):
     """``repeat_candidates`` reads a story's window from the candidates by hour: the same
@@ -246,9 +254,7 @@ def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, w
     from stories.checks.batch import BatchReads
 
     settings.CHECKS_REPEAT_WINDOW_HOURS = window
-    reads = BatchReads.__new__(BatchReads)
-    reads.by_hour, reads.citing, reads.count, reads.fingerprints = {}, {}, 0, {}
-    reads.newsrooms, reads.new_ids, reads.low, reads.high = {"desk", "other"}, {"s-7"}, "2026-01-01T00", "2026-12-31T23"
+    reads = empty_reads(BatchReads)
     first = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
     candidates = []
     for i in range(300):  # every third hour, newest last; some in another newsroom
@@ -268,3 +274,65 @@ def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, w
     ]
     assert expected and any(c for _, _, c in expected) and any(not c for _, _, c in expected)
     assert reads.repeat_candidates(ctx, sorted(ours)) == expected
+
+
+@pytest.mark.parametrize("limit", [0.6, 0.3, 0.0, 1.01], ids=["default", "lower", "zero", "unreachable"])
+def test_given_a_signature_a_batch_returns_the_candidates_that_can_repeat_it(settings, limit):
+    """With the story's signature, ``repeat_candidates`` keeps, in order, exactly the rows of
+    the window that share a claim or whose text similarity reaches the limit (found by the
+    bins they agree on): around the limit's count of equal bins, in another newsroom,
+    outside the window, the story's own id, and malformed signatures."""
+    import datetime as dt
+    import random
+    import types
+
+    from stories import minhash
+    from stories.checks.batch import BatchReads
+
+    settings.CHECKS_REPEAT_WINDOW_HOURS = 72
+    settings.CHECKS_REPEAT_SIMILARITY = limit
+    reads = empty_reads(BatchReads)
+    rng = random.Random(7)
+    own = bytes(rng.randrange(256) for _ in range(minhash.BINS))
+
+    def agreeing(n: int) -> str:  # a signature equal to ours in exactly n bins
+        other = bytearray((v + 1 + rng.randrange(255)) % 256 for v in own)
+        for b in rng.sample(range(minhash.BINS), n):
+            other[b] = own[b]
+        return other.hex()
+
+    needed = minhash.equal_bins_needed(0.6)
+    first = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
+    candidates = []
+    for i in range(240):
+        edition = (first + dt.timedelta(hours=i % 100)).strftime("%Y-%m-%dT%H")
+        room = "other" if i % 7 == 0 else "desk"
+        sig = agreeing([0, 1, 3, needed - 1, needed, needed + 1, 100, 128, 40, 60][i % 10])
+        if i % 23 == 0:
+            sig = "zz" + sig[2:] if i % 2 else sig[:-2]  # not hex; too short
+        claims = json.dumps([f"c{i % 17}"])
+        candidates.append((f"s-{i}", room, edition, sig, claims))
+        reads._add(*candidates[-1])
+    end = (first + dt.timedelta(hours=90)).strftime("%Y-%m-%dT%H")
+    start = (first + dt.timedelta(hours=90 - 72)).strftime("%Y-%m-%dT%H")
+    reads.new_ids = {"s-25"}  # in the window, and agreeing in more bins than the limit needs
+    ctx = types.SimpleNamespace(doc={"newsroom": "desk", "edition": end}, excluded_ids={"s-25"})
+    ours = {"c3", "c5"}
+    window = [
+        (sid, sig, claims if ours & set(json.loads(claims)) else "")
+        for sid, room, edition, sig, claims in candidates
+        if room == "desk" and start <= edition <= end and sid != "s-25"
+    ]
+    assert minhash.similarity(own.hex(), candidates[25][3]) >= 0.6 and start <= candidates[25][2] <= end
+    can_repeat = [row for row in window if row[2] or minhash.similarity(own.hex(), row[1]) >= limit]
+    assert reads.repeat_candidates(ctx, sorted(ours)) == window  # without the signature, every row
+    assert reads.repeat_candidates(ctx, sorted(ours), own.hex()) == can_repeat
+    sims = [minhash.similarity(own.hex(), row[1]) for row in window]
+    if limit == 0.6:  # rows on both sides of the limit, by text alone, are in the window
+        assert 0 < len(can_repeat) < len(window)
+        assert any(s >= limit for s, row in zip(sims, window) if not row[2])
+        assert any(0.5 < s < limit for s, row in zip(sims, window) if not row[2])
+    if limit == 0.0:
+        assert can_repeat == window
+    if limit > 1:
+        assert can_repeat == [row for row in window if row[2]] != []
