@@ -43,6 +43,23 @@ def test_parse_edition_rejects_what_is_not_a_real_hour(bad):
         parse_edition(bad)
 
 
+@pytest.mark.parametrize(
+    "edition", ["2026-10-16T05", "2024-02-29T23", "0001-01-01T00", "9999-12-31T23", "2026-01-09T10", "2026-12-01T00"]
+)
+def test_parse_edition_reads_the_hour_as_strptime_does(edition):
+    expected = dt.datetime.strptime(edition, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+    assert parse_edition(edition) == expected and parse_edition(edition).tzinfo is UTC
+    assert parse_edition(edition) == expected  # read again, from the cache
+
+
+@pytest.mark.parametrize("bad", ["2025-02-29T00", "0000-01-01T00", "2026-04-31T10", "2026-00-10T10", "2026-10-00T10"])
+def test_parse_edition_rejects_a_day_the_calendar_lacks(bad):
+    with pytest.raises(ValueError):
+        parse_edition(bad)
+    with pytest.raises(ValueError):  # a failure is not kept as an answer
+        parse_edition(bad)
+
+
 def test_beat_slug_is_unique_per_newsroom():
     newsroom = Newsroom.objects.create(slug="climate", title="Climate")
     Beat.objects.create(newsroom=newsroom, slug="oceans")
