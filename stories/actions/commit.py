@@ -84,9 +84,12 @@ def written_revision(story) -> dict | None:
     return written.revision
 
 
+_AUDIT_ACTIONS = frozenset(AuditEntry.Action.values)  # the enum's ``values`` is a new list each time it is read
+
+
 def audit_entry(story, action: str, user, *, version: int, reason: str = "", details: dict | None = None):
     """The (unsaved) audit row of an action; ``action`` must be one of ``AuditEntry.Action``."""
-    if action not in AuditEntry.Action.values:
+    if action not in _AUDIT_ACTIONS:
         raise ValueError(f"unknown audit action {action!r}: use one of {', '.join(AuditEntry.Action.values)}")
     return AuditEntry(
         story_id=story.pk, action=action, user=user, version=version, reason=reason, details=details or {}

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from manifests.formats import validate_manifest
+from newsroom.infra.jsondoc import ID_RE, _kind, loads, require
 from newsroom.infra.jsondoc import FormatError as DeskError
 from newsroom.infra.jsondoc import V as _V
-from newsroom.infra.jsondoc import _kind, loads, require
 from newsroom.models import parse_edition
 
 from .derive import DERIVED_KEYS, SCHEMA
@@ -125,6 +125,32 @@ def _trust(labels) -> str:
 
 
 def _cites(value, path) -> list[dict]:
+    """The cites, normalised; an error names the first bad one. Well-formed cites (nearly
+    all) are read in one pass with no path built; any other list is read again, value by
+    value, for its error."""
+    out = _well_formed_cites(value)
+    return out if out is not None else _read_cites(value, path)
+
+
+def _well_formed_cites(value) -> list[dict] | None:
+    if type(value) is not list:
+        return None
+    out = []
+    for cite in value:
+        if type(cite) is not dict:
+            return None
+        manifest_id, claim_ids = cite.get("manifest_id"), cite.get("claim_ids", [])
+        if type(manifest_id) is not str or not ID_RE.fullmatch(manifest_id) or type(claim_ids) is not list:
+            return None
+        if not {str}.issuperset(map(type, claim_ids)) or not all(map(ID_RE.fullmatch, claim_ids)):
+            return None
+        if len(set(claim_ids)) != len(claim_ids):
+            return None
+        out.append({"manifest_id": manifest_id, "claim_ids": list(claim_ids)})
+    return out
+
+
+def _read_cites(value, path) -> list[dict]:
     out = []
     for i, cite in enumerate(_V.lst(value, path)):
         p = f"{path}[{i}]"
