@@ -35,6 +35,12 @@ class Verdict:
     terms: tuple = field(default_factory=tuple)  # (the sentence's term, the claim's term)
 
 
+# The two verdicts without a contradiction, made once (a verdict is immutable): most
+# sentences get one of them.
+_RESTATES = Verdict(SUPPORTED, "restates a cited claim")
+_UNSAID = Verdict(NOT_ENOUGH, "no cited claim says the same thing")
+
+
 class DeterministicJudge:
     """Reads negation, opposed terms (``lexicon.json``) and role frames, clause by clause,
     against the best-aligned clause of the cited claims."""
@@ -68,9 +74,7 @@ class DeterministicJudge:
             if all(p for p, _ in problems):
                 (kind, terms, reason), text = problems[0]
                 return Verdict(CONTRADICTED, reason, kind, text, terms)
-        if aligned_any:
-            return Verdict(SUPPORTED, "restates a cited claim")
-        return Verdict(NOT_ENOUGH, "no cited claim says the same thing")
+        return _RESTATES if aligned_any else _UNSAID
 
 
 def _claim_clauses(text: str) -> tuple[Clause, ...]:
