@@ -262,6 +262,9 @@ _MIXED = re.compile(r"^[A-Za-z].*\d|^[A-Za-z]+\d")
 # Runs of ordinary words (lowercase letters, whole tokens), with whatever is not a token's
 # between them. Linear: within a run, every word but the last is followed by a separator.
 _ORDINARY_WORDS = re.compile(r"(?<![A-Za-z0-9\-])[a-z]+(?:[^A-Za-z0-9\-]+[a-z]+)*(?![A-Za-z0-9\-])")
+# A run of ordinary words (as ``_ORDINARY_WORDS``), or else one token (``_TOKEN``, group 1):
+# the text read once, left to right, as those two read it.
+_NAME_SCAN = re.compile(_ORDINARY_WORDS.pattern + "|(" + _TOKEN.pattern + ")")
 # Capitalised, but not names a source must state.
 CALENDAR = frozenset(
     [
@@ -315,44 +318,36 @@ def names(text: str) -> list[str]:
     capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
     not the first word of its sentence ("the Muon optimizer")."""
     found: list[str] = []
-
-    def close_run(run: list[str], run_starts_sentence: bool) -> None:
-        if len(run) >= 2 or (len(run) == 1 and not run_starts_sentence):
-            found.append(" ".join(run))
-
-    for sentence in sentences(text):
+    if _SENTENCE_END.search(text) is None:  # one sentence, as ``sentences`` would give it
+        parts = [stripped] if (stripped := text.strip()) else []
+    else:
+        parts = sentences(text)
+    for sentence in parts:
         run: list[str] = []
-        run_starts_sentence, start = False, 0
-        # The runs of ordinary words are skipped whole (each ends any run of capitalised
-        # words); the tokens between them are read one by one.
-        for ordinary in chain(_ORDINARY_WORDS.finditer(sentence), (None,)):
-            end = len(sentence) if ordinary is None else ordinary.start()
-            for m in _TOKEN.finditer(sentence, start, end) if start < end else ():
-                token = m[0]
-                if token.isalpha() and (token.islower() or (token.istitle() and len(token) > 1)):
-                    # An ordinary word ("model"), or a capitalised one ("Invisible"): neither is
-                    # distinctive, so only the capitalised word's own tests are left.
-                    if token.islower() or token.lower() in STOPWORDS or token.lower() in CALENDAR:
-                        if run:
-                            close_run(run, run_starts_sentence)
-                            run = []
-                    else:
-                        if not run:
-                            run_starts_sentence = _opens_clause(sentence, m.start())
-                        run.append(token)
-                elif _distinctive_token(token):
-                    close_run(run, run_starts_sentence)
-                    run = []
-                    found.append(token)
+        run_starts_sentence = False
+        # Each match is a run of ordinary words, skipped whole (it ends any run of
+        # capitalised words), or a token, read on its own (group 1).
+        for m in _NAME_SCAN.finditer(sentence):
+            token = m[1]
+            if token is not None and token.isalpha() and (token.islower() or (token.istitle() and len(token) > 1)):
+                # An ordinary word ("model"), or a capitalised one ("Invisible"): neither is
+                # distinctive, so only the capitalised word's own tests are left.
+                low = token.lower()
+                if low == token or low in STOPWORDS or low in CALENDAR:
+                    token = None
                 else:
-                    close_run(run, run_starts_sentence)
-                    run = []
-            if ordinary is not None:
-                if run:
-                    close_run(run, run_starts_sentence)
-                    run = []
-                start = ordinary.end()
-        close_run(run, run_starts_sentence)
+                    if not run:
+                        run_starts_sentence = _opens_clause(sentence, m.start())
+                    run.append(token)
+                    continue
+            if run:
+                if len(run) >= 2 or not run_starts_sentence:
+                    found.append(" ".join(run))
+                run = []
+            if token is not None and _distinctive_token(token):
+                found.append(token)
+        if len(run) >= 2 or (run and not run_starts_sentence):
+            found.append(" ".join(run))
     return list(dict.fromkeys(found))
 
 
