@@ -229,30 +229,8 @@ def tokens_and_key(text: str) -> tuple[set[str], str]:
 
 def _content_of(lowered) -> set[str]:
     """The ``content_word`` of each lowercased word, those that carry meaning."""
-    return content_words(lowered)
-
-
-MAX_KNOWN_WORDS = 65536  # then the memo starts over: a hostile text must not fill memory
-_KNOWN: dict[str, str] = {}  # lowercased word -> its content word, or "" when it carries no meaning
-
-
-def content_words(lowered) -> set[str]:
-    """The content words (``content_word``) of lowercased words, those that carry meaning:
-    each looked up, in C, in a memo of the words met before; a word not met before is read
-    (``content_word``) and kept."""
-    if not isinstance(lowered, (list, tuple, set, frozenset)):
-        lowered = list(lowered)
-    out = set(map(_KNOWN.get, lowered))
-    if None in out:  # a word not met before: the words read one by one
-        if len(_KNOWN) >= MAX_KNOWN_WORDS:
-            _KNOWN.clear()
-        out = set()
-        for low in lowered:
-            known = _KNOWN.get(low)
-            if known is None:
-                known = _KNOWN[low] = content_word(low) or ""
-            out.add(known)
-    out.discard("")
+    out = set(map(content_word, lowered))
+    out.discard(None)
     return out
 
 

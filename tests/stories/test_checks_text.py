@@ -85,22 +85,3 @@ def test_plain_makes_each_run_of_whitespace_one_space_as_the_regex_does():
     assert "".join(re.findall(r"\s", every)) == "".join(c for c in every if c.isspace())
     for text in ["  a\u00a0\u2003b\x1c c\n\n", "\u3000x\u2028y\u0085", "", " \t ", "a  b   c"]:
         assert plain(text) == spaces.sub(" ", text).strip()
-
-
-def test_content_words_are_those_content_word_keeps_whatever_the_memo_holds(monkeypatch):
-    """Each word's content word, read from the memo of words met before or, for a word not
-    met before, by ``content_word``; the memo starts over when full, and gives the same."""
-    from stories import text
-
-    monkeypatch.setattr(text, "MAX_KNOWN_WORDS", 8)
-    monkeypatch.setattr(text, "_KNOWN", {})
-    words = ["the", "models", "scored", "a", "7", "studies", "introduced", "of", "x", "llms", "it's", "30.7"]
-    expected = {text.content_word(w) for w in words} - {None}
-    assert expected == {"model", "scor", "7", "study", "introduc", "llm", "it'", "30.7"}
-    for _ in range(3):  # unknown, then known, then after the memo started over
-        assert text.content_words(words) == expected
-        assert text.content_words(iter(words)) == expected  # an iterator is read once
-    for batch in range(3):  # new words each time: the memo stays small
-        assert text.content_words([f"w{batch}x{i}" for i in range(12)]) == {f"w{batch}x{i}" for i in range(12)}
-    assert len(text._KNOWN) <= 8 + 12
-    assert text.content_words([]) == set() and text.content_words(["the", "a"]) == set()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
 
-from stories.text import STOPWORDS, content_words, stem
+from stories.text import STOPWORDS, content_word, stem
 
 from .lexicon import lexicon
 
@@ -58,7 +58,9 @@ def _is_content(word: str) -> bool:
 
 def _content(words) -> frozenset:
     # ``content_word`` keeps what ``_is_content`` keeps, stemmed, and is None for the rest
-    return frozenset(content_words(words))
+    content = set(map(content_word, words))
+    content.discard(None)
+    return frozenset(content)
 
 
 _FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
