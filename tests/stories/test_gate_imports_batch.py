@@ -243,6 +243,16 @@ def empty_reads(batch_reads):
     return reads
 
 
+def window_rows(candidates, ours: set, start: str, end: str, *, excluded: str) -> list[tuple]:
+    """The rows ``repeat_candidates`` gives for a story of "desk" whose window is ``start`` to
+    ``end``, found by filtering every candidate: claim ids only where one is ``ours``."""
+    return [
+        (sid, sig, claims if ours & set(json.loads(claims)) else "")
+        for sid, room, edition, sig, claims in candidates
+        if room == "desk" and start <= edition <= end and sid != excluded
+    ]
+
+
 @pytest.mark.parametrize("window", [24, 5000], ids=["hour-by-hour", "longer-than-the-candidates"])
 def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, window):
     """``repeat_candidates`` reads a story's window from the candidates by hour: the same
@@ -267,11 +277,7 @@ def test_a_batchs_repeat_candidates_are_those_of_the_window_in_order(settings, w
     start = (first + dt.timedelta(hours=150 - window)).strftime("%Y-%m-%dT%H")
     ctx = types.SimpleNamespace(doc={"newsroom": "desk", "edition": end}, excluded_ids={"s-7"})
     ours = {"c3", "c104"}
-    expected = [
-        (sid, sig, claims if ours & set(json.loads(claims)) else "")
-        for sid, room, edition, sig, claims in candidates
-        if room == "desk" and start <= edition <= end and sid != "s-7"
-    ]
+    expected = window_rows(candidates, ours, start, end, excluded="s-7")
     assert expected and any(c for _, _, c in expected) and any(not c for _, _, c in expected)
     assert reads.repeat_candidates(ctx, sorted(ours)) == expected
 
@@ -318,11 +324,7 @@ def test_given_a_signature_a_batch_returns_the_candidates_that_can_repeat_it(set
     reads.new_ids = {"s-25"}  # in the window, and agreeing in more bins than the limit needs
     ctx = types.SimpleNamespace(doc={"newsroom": "desk", "edition": end}, excluded_ids={"s-25"})
     ours = {"c3", "c5"}
-    window = [
-        (sid, sig, claims if ours & set(json.loads(claims)) else "")
-        for sid, room, edition, sig, claims in candidates
-        if room == "desk" and start <= edition <= end and sid != "s-25"
-    ]
+    window = window_rows(candidates, ours, start, end, excluded="s-25")
     assert minhash.similarity(own.hex(), candidates[25][3]) >= 0.6 and start <= candidates[25][2] <= end
     can_repeat = [row for row in window if row[2] or minhash.similarity(own.hex(), row[1]) >= limit]
     assert reads.repeat_candidates(ctx, sorted(ours)) == window  # without the signature, every row
