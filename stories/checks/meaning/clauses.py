@@ -57,10 +57,9 @@ def _is_content(word: str) -> bool:
 
 
 def _content(words) -> frozenset:
-    # ``content_word`` keeps what ``_is_content`` keeps, stemmed, and is None for the rest
-    content = set(map(content_word, words))
-    content.discard(None)
-    return frozenset(content)
+    # ``content_word`` keeps what ``_is_content`` keeps, stemmed (never empty), and is None
+    # for the rest
+    return frozenset(filter(None, map(content_word, words)))
 
 
 _FRAME_CUES = frozenset(["not", "rather", "instead", "than", "from"])
@@ -112,11 +111,11 @@ def _frame(type_, pref: list[str], rej: list[str], cue: str, comparator: str = "
 def _read(tokens: list[str]) -> Clause:
     lex = lexicon()
     kinds = set(tokens)  # each pass below visits only the tokens it does anything with
-    words = [t for t in tokens if t not in _PUNCT] if not _PUNCT.isdisjoint(kinds) else tokens
-    clause = Clause(text=" ".join(words), tokens=tokens)
+    words = tokens if _PUNCT.isdisjoint(kinds) else [t for t in tokens if t not in _PUNCT]
+    clause = Clause(" ".join(words), tokens)
     contrast_nots: set[int] = set()
     n = len(tokens)
-    cues = _FRAME_CUES.intersection(kinds)
+    cues = () if _FRAME_CUES.isdisjoint(kinds) else _FRAME_CUES.intersection(kinds)
     for i, tok in enumerate(tokens) if cues else ():
         if tok not in cues:
             continue
@@ -188,10 +187,10 @@ def _read(tokens: list[str]) -> Clause:
 
 def _split(tokens: list[str]) -> list[list[str]]:
     """Clauses end at ; and : and at a comma before a conjunction ("…, and …", "…, while …")."""
+    if _PUNCT.isdisjoint(tokens):
+        return [tokens] if tokens else []
     conj = lexicon().clause_conjunctions
     out, current = [], []
-    if not _PUNCT.intersection(tokens):
-        return [tokens] if tokens else []
     for tok, nxt in zip(tokens, [*tokens[1:], ""]):
         if tok in (";", ":") or (tok == "," and nxt in conj):
             if current:
@@ -223,7 +222,7 @@ def _clauses(sentence: str) -> tuple[Clause, ...]:
         tokens = _TOKEN.findall(lowered)[:MAX_TOKENS]
     else:
         tokens = [m[0] for m in islice(_TOKEN.finditer(lowered), MAX_TOKENS)]
-    return tuple(_read(part) for part in _split(tokens))
+    return tuple(map(_read, _split(tokens)))
 
 
 __all__ = ["CONTRAST", "RANGE", "THAN", "Clause", "Frame", "clauses", "stem"]
