@@ -119,6 +119,8 @@ def _aligned(clause: Clause, claim_clauses) -> list[tuple[float, str, Clause]]:
 
 def _contradiction(s: Clause, a: Clause) -> tuple[str, tuple, str] | None:
     """(kind, (sentence term, claim term), reason) when clause ``s`` says the opposite of ``a``."""
+    if not s.terms and s.negated == a.negated and not (s.frames and a.frames):
+        return None  # no frames to compare, no terms to oppose, the same polarity (most clauses)
     kinds = lexicon().kinds
     than_pair = any(f.type == THAN for f in s.frames) and any(f.type == THAN for f in a.frames)
     for fs in s.frames:
