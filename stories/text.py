@@ -154,7 +154,17 @@ CACHED_TEXT = 2000  # longer texts are split anew each time: a hostile story mus
 
 def iter_sentences(text: str) -> Iterator[str]:
     """``sentences(text)`` one by one: the rest of a long text is split only if it is read."""
+    if (whole := _unsplit(text)) is not None:
+        return iter(whole)
     return iter(_cached_sentences(text)) if len(text) <= CACHED_TEXT else _split_sentences(text)
+
+
+def _unsplit(text: str) -> list[str] | None:
+    """The sentences of a text with no sentence end in it (itself, stripped, if anything is
+    left), found without splitting or keeping it; None for any other text."""
+    if _SENTENCE_END.search(text) is not None:
+        return None
+    return [stripped] if (stripped := text.strip()) else []
 
 
 @lru_cache(maxsize=4096)  # a text is split by each check that reads it, the same way
@@ -173,6 +183,8 @@ def _split_sentences(text: str) -> Iterator[str]:
 
 
 def sentences(text: str) -> list[str]:
+    if (whole := _unsplit(text)) is not None:
+        return whole
     return list(_cached_sentences(text) if len(text) <= CACHED_TEXT else _split_sentences(text))
 
 
@@ -317,11 +329,7 @@ def names(text: str) -> list[str]:
     capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
     not the first word of its sentence ("the Muon optimizer")."""
     found: list[str] = []
-    if _SENTENCE_END.search(text) is None:  # one sentence, as ``sentences`` would give it
-        parts = [stripped] if (stripped := text.strip()) else []
-    else:
-        parts = sentences(text)
-    for sentence in parts:
+    for sentence in sentences(text):
         run: list[str] = []
         run_starts_sentence = False
         # Each match is a run of ordinary words, skipped whole (it ends any run of
