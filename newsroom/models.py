@@ -14,7 +14,6 @@ from . import defaults
 from .fields import OrderedJSONField
 from .validators import http_url
 
-EDITION_FORMAT = "%Y-%m-%dT%H"
 EDITION_REGEX = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
 
 

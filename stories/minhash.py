@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from bisect import bisect_left
 from operator import add
 
 BINS = 128
@@ -123,7 +124,8 @@ def similarity(a: str, b: str) -> float:
 def equal_bins_needed(threshold: float) -> int | None:
     """The fewest equal bins whose estimate (``similarities``) reaches ``threshold``, or
     None when no count does."""
-    return next((n for n, estimate in enumerate(_ESTIMATES) if estimate >= threshold), None)
+    needed = bisect_left(_ESTIMATES, threshold)  # the estimates never fall as the count rises
+    return needed if needed < len(_ESTIMATES) else None
 
 
 _BIN_OFFSETS = range(0, BINS * 256, 256)

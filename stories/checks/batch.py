@@ -99,7 +99,6 @@ class BatchReads:
         # candidates too.
         self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] | None = None
         self.citing: dict[str, set[int]] = {}
-        self.count = 0
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
         # Each candidate's row, newsroom and hour by place, and by newsroom the places of
         # the candidates whose signatures hold each bin's value (``minhash.bin_keys``): a
@@ -132,8 +131,7 @@ class BatchReads:
         return self.by_hour
 
     def _add(self, sid: str, room: str, edition: str, sig: str, claims: str) -> None:
-        place = self.count
-        self.count += 1
+        place = len(self.placed)
         row = (place, sid, sig, claims)
         self.by_hour.setdefault((room, edition), []).append(row)
         self.placed.append((row, room, edition))
