@@ -16,7 +16,7 @@ import hashlib
 import sys
 from array import array
 from bisect import bisect_left
-from functools import lru_cache
+from operator import add
 
 BINS = 128
 SHINGLE = 3
@@ -128,35 +128,18 @@ def equal_bins_needed(threshold: float) -> int | None:
     return needed if needed < len(_ESTIMATES) else None
 
 
-def band_keys(signature: str, needed: int) -> list[str] | None:
-    """The signature cut into ``BINS - needed + 1`` bands of neighbouring bins (``_bands``),
-    each band's values as hex. A signature equal to it in at least ``needed`` bins differs
-    in at most ``BINS - needed``, so it is equal in at least one whole band: an index of
-    band keys, looked up band by band, finds every signature that can reach ``needed``
-    equal bins (with a few that do not, to be counted), without counting the bins of each.
-    None for a malformed signature (``similarities`` compares it as 0) or a ``needed``
-    outside 1 to ``BINS``."""
-    if not 1 <= needed <= BINS or len(signature) != BINS * 2:
+_BIN_OFFSETS = range(0, BINS * 256, 256)
+
+
+def bin_keys(signature: str) -> list[int] | None:
+    """One key per bin, ``bin * 256 + value``: two signatures share a key for each bin they
+    agree on, so an index of keys finds the signatures that agree with one in many bins
+    without comparing it with each. None for a malformed signature (``similarities``
+    compares it as 0)."""
+    if len(signature) != BINS * 2:
         return None
     try:
         values = bytes.fromhex(signature)
     except ValueError:
         return None
-    if len(values) != BINS:
-        return None
-    canonical = values.hex()  # "AB" and "ab" are the same value
-    return [canonical[start:end] for start, end in _bands(needed)]
-
-
-@lru_cache(maxsize=16)
-def _bands(needed: int) -> tuple[tuple[int, int], ...]:
-    """``BINS - needed + 1`` runs of neighbouring bins, together every bin once, as (start,
-    end) offsets into a hex signature; their sizes differ by at most one bin."""
-    count = BINS - needed + 1
-    size, extra = divmod(BINS, count)
-    bounds, start = [], 0
-    for band in range(count):
-        end = start + size + (band < extra)
-        bounds.append((2 * start, 2 * end))
-        start = end
-    return tuple(bounds)
+    return list(map(add, _BIN_OFFSETS, values)) if len(values) == BINS else None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+from collections import Counter
 from contextvars import ContextVar
 from functools import lru_cache
 from itertools import chain, repeat
@@ -99,14 +100,12 @@ class BatchReads:
         self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] | None = None
         self.citing: dict[str, set[int]] = {}
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
-        # Each candidate's row, newsroom and hour by place, and by newsroom, band by band,
-        # the places of the candidates whose signatures hold each band's values
-        # (``minhash.band_keys``, for the equal bins the limit needs): a story is compared
-        # with the candidates that share a whole band with it, which include every one that
-        # can be a repeat, found by its signature, not with every candidate of its window.
+        # Each candidate's row, newsroom and hour by place, and by newsroom the places of
+        # the candidates whose signatures hold each bin's value (``minhash.bin_keys``): a
+        # story is compared with the candidates that agree with it in enough bins to be a
+        # repeat, found by its signature, not with every candidate of its window.
         self.placed: list[tuple[tuple[int, str, str, str], str, str]] = []
-        self.needed = minhash.equal_bins_needed(settings.CHECKS_REPEAT_SIMILARITY)
-        self.banded: dict[str, list[dict[str, list[int]]]] = {}
+        self.agreeing: dict[str, dict[int, list[int]]] = {}
 
     def _candidates(self) -> dict[tuple[str, str], list[tuple[int, str, str, str]]]:
         """The candidates by (newsroom, edition hour), read once (see ``__init__``)."""
@@ -138,14 +137,10 @@ class BatchReads:
         self.placed.append((row, room, edition))
         for cid in _claim_set(claims):
             self.citing.setdefault(cid, set()).add(place)
-        keys = minhash.band_keys(sig, self.needed) if self.needed else None
-        if keys is None:
-            return  # a malformed signature is no text candidate (``similarities``: 0)
-        if (bands := self.banded.get(room)) is None:
-            bands = self.banded[room] = [{} for _ in keys]
-        for band, key in zip(bands, keys):
-            if (places := band.get(key)) is None:
-                band[key] = [place]
+        index = self.agreeing.setdefault(room, {})
+        for key in minhash.bin_keys(sig) or ():
+            if (places := index.get(key)) is None:
+                index[key] = [place]
             else:
                 places.append(place)
 
@@ -163,11 +158,10 @@ class BatchReads:
         sharing a claim), or None when the batch's candidates do not cover its window.
 
         Given the story's ``signature``, only the rows that can be a repeat: those sharing a
-        claim, and those whose text similarity reaches ``CHECKS_REPEAT_SIMILARITY``, found
-        among the few candidates sharing a band of bins with it (``minhash.band_keys``) and
-        compared as the check compares them (``minhash.similarities``); every row of the
-        window when the limit has changed since the batch was read. Every other row is below
-        the limit on both counts, so the check's result is the same."""
+        claim, and those whose signatures agree with it in as many bins as a text
+        similarity of ``CHECKS_REPEAT_SIMILARITY`` takes (``minhash.equal_bins_needed``),
+        counted from the index of bin values. Every other row is below the limit on both
+        counts, so the check's result is the same."""
         doc = ctx.doc
         start = _window_start(doc["edition"])
         if doc["newsroom"] not in self.newsrooms or start < self.low or doc["edition"] > self.high:
@@ -177,17 +171,12 @@ class BatchReads:
         newsroom, excluded, by_hour = doc["newsroom"], ctx.excluded_ids, self._candidates()
         sharing = set().union(*(self.citing.get(cid, ()) for cid in set(claim_ids)))
         end = doc["edition"]
-        limit = settings.CHECKS_REPEAT_SIMILARITY
-        needed = minhash.equal_bins_needed(limit)
-        if needed is None:  # no text reaches the limit: those sharing a claim only
-            keys = [] if minhash.band_keys(signature, minhash.BINS) is not None else None
-        else:  # by the bands the index was made with (none when no bin is needed)
-            keys = minhash.band_keys(signature, needed) if needed == self.needed else None
+        needed = minhash.equal_bins_needed(settings.CHECKS_REPEAT_SIMILARITY)
+        keys = minhash.bin_keys(signature) if needed != 0 else None
         if keys is not None:  # the rows that can be a repeat, by place
-            bands = self.banded.get(newsroom, ())
-            near = list(set(chain.from_iterable(map(dict.get, bands, keys, repeat(())))))
-            sims = minhash.similarities(signature, [self.placed[place][0][2] for place in near])
-            places = sharing.union(place for place, sim in zip(near, sims) if sim >= limit)
+            index = self.agreeing.get(newsroom, {})
+            agree = Counter(chain.from_iterable(map(index.get, keys, repeat(()))))
+            places = sharing.union(place for place, n in agree.items() if n >= needed) if needed else sharing
             found = [
                 row
                 for row, room, hour in map(self.placed.__getitem__, sorted(places))

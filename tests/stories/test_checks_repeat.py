@@ -1,12 +1,7 @@
 """``not_a_repeat``: near-duplicates among recent published stories of the same newsroom,
 found through stored fingerprints."""
 
-import random
-
 import pytest
-from hypothesis import given
-from hypothesis import settings as hypothesis_settings
-from hypothesis import strategies as st
 
 from stories import actions, desk, minhash
 from stories.models import Story, StoryFingerprint
@@ -144,32 +139,3 @@ def test_bulk_similarities_equal_pairwise_ones():
     assert minhash.similarities(sigs[0], sigs)[0] == 1.0
     assert 0.0 < minhash.similarities(sigs[0], sigs)[1] < 1.0
     assert minhash.similarities(sigs[0], ["", "zz" * 128]) == [0.0, 0.0]
-
-
-@hypothesis_settings(max_examples=300, deadline=None)
-@given(data=st.data())
-def test_a_signature_equal_in_enough_bins_shares_a_whole_band(data):
-    """``band_keys``: for any count of equal bins a limit needs, a signature equal to ours in
-    at least that many bins (wherever they fall) shares the key of at least one band with
-    ours; equal in fewer bins, it may or may not. The bands cover every bin once."""
-    rng = random.Random(data.draw(st.integers(0, 2**32)))
-    needed = data.draw(st.integers(1, minhash.BINS))
-    equal = data.draw(st.integers(needed, minhash.BINS))
-    own = bytes(rng.randrange(256) for _ in range(minhash.BINS))
-    other = bytearray((v + 1 + rng.randrange(255)) % 256 for v in own)
-    for b in rng.sample(range(minhash.BINS), equal):
-        other[b] = own[b]
-    ours, theirs = minhash.band_keys(own.hex(), needed), minhash.band_keys(other.hex().upper(), needed)
-    assert len(ours) == len(theirs) == minhash.BINS - needed + 1
-    assert "".join(ours) == own.hex()  # every bin once, in order
-    assert any(a == b for a, b in zip(ours, theirs))
-
-
-def test_band_keys_of_malformed_signatures_and_impossible_counts_are_none():
-    sig = bytes(range(minhash.BINS)).hex()
-    assert minhash.band_keys(sig, 77) is not None
-    assert minhash.band_keys(sig[:-2], 77) is None  # too short
-    assert minhash.band_keys("zz" + sig[2:], 77) is None  # not hex
-    assert minhash.band_keys(sig, 0) is None and minhash.band_keys(sig, minhash.BINS + 1) is None
-    assert minhash.band_keys(sig, minhash.BINS) == [sig]  # one band: the whole signature
-    assert minhash.band_keys(sig, 1) == [sig[i : i + 2] for i in range(0, len(sig), 2)]  # a band a bin
