@@ -8,8 +8,9 @@ a claim of its own (no database: the candidates are added as the import adds the
 ``repeat_candidates`` is asked for the rows that can repeat each of ``--stories`` new
 stories with random signatures. Prints the CPU time (``time.process_time``) of adding the
 candidates (what a batch pays once a run, indexing them included) and of the look-up a
-story, and how many rows came back. A random signature agrees with another in half a bin on average, as
-unrelated stories do, so no row comes back: what is measured is finding that out.
+story, and how many rows came back. A random signature agrees with another in half a bin
+on average, as unrelated stories do, so no row comes back: what is measured is finding
+that out.
 """
 
 import argparse

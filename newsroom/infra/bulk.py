@@ -149,18 +149,18 @@ def any_of(values, *, using: str = DEFAULT_DB_ALIAS):
 
 
 def text_array(values: list[str]) -> str:
-    """The PostgreSQL array literal of the strings ``values`` (``{"a","b"}``), for a ``%s::text[]``
-    parameter: one string, made by joining. Given the list itself, psycopg writes the literal
-    in Python, with a look-up of the element's dumper and a regular expression per element:
-    for the claim ids of a bulk import's batch, about 3% of what each story costs. Every element is
-    quoted, so commas, braces, blanks and the word NULL are text like any other; a
-    backslash or a double quote is escaped with a backslash."""
+    """The PostgreSQL array literal of the strings ``values`` (``{"a","b"}``), for a
+    ``%s::text[]`` parameter: one string, made by joining. Given the list itself, psycopg
+    writes the literal in Python, with a look-up of the element's dumper and a regular
+    expression per element: for the claim ids of a bulk import's batch, about 3% of what each
+    story costs. Every element is quoted, so commas, braces, blanks and the word NULL are text
+    like any other; a backslash or a double quote is escaped with a backslash."""
     if not {str}.issuperset(map(type, values)):
         raise TypeError("text_array takes strings only")
     if not values:
         return "{}"
     joined = '","'.join(values)
-    if "\\" in joined or '"' in "".join(values):
+    if "\\" in joined or '"' in "".join(values):  # the separators hold quotes: look in the values
         joined = '","'.join(value.replace("\\", "\\\\").replace('"', '\\"') for value in values)
     return '{"' + joined + '"}'
 
