@@ -125,8 +125,6 @@ def write_new(
         user=user,
         texts=[written[story.id].revision_text for story, _ in pairs],
     )
-    for w in written.values():
-        w.revision_text = None  # stored: not held to the batch's end
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
     return stories, written

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from newsroom.fields import OrderedJSONField
 from newsroom.infra.bulk import bulk_insert, bulk_update_rows
 from newsroom.infra.pagecache import bump
 from stories import desk, search_index, signals
@@ -52,7 +53,8 @@ class Written:
     newsroom_title: str
     profile: object
     revision: dict | None = None  # the revision of version 1 as written (``desk.render``'s output)
-    revision_text: str | None = None  # that revision as stored (``OrderedJSONField.text``), until stored
+    # that revision as stored (``OrderedJSONField.text``), until the next revision is made from it
+    revision_text: str | None = None
 
 
 # Stories the bulk writer has just written in this transaction (id -> Written): their parts
@@ -208,18 +210,25 @@ def _row_change(story, written: Written, *, action, user, reason, details, rubri
     else:
         responsibility = desk.responsibility_of(story)
     fields = desk.story_fields(story)
+    stored = None  # the new revision's text, when made from the text of the one it replaces
     revision, written.revision = written.revision, None  # this change's revision replaces it
+    text, written.revision_text = written.revision_text, None
     if revision is not None and all(
         value == written.doc[key] for key, value in fields.items() if key != "published_at"
     ):
         # Only its publication changed (the publish of a story just written): the revision
-        # as written, with its publication time and disclosure.
+        # as written, with its publication time and disclosure; stored as the text of the
+        # revision as written with those two values replaced (the rest is not serialised
+        # again), when that text is known.
         data = desk.with_publication(
             revision,
             published_at=fields["published_at"],
             profile=written.profile,
             responsibility=responsibility,
         )
+        if text is not None:
+            changed = {key: value for key, value in data.items() if value is not revision[key]}
+            stored = OrderedJSONField.text_with(text, revision, changed)
     else:
         data = desk.render(
             {**written.doc, **fields},
@@ -234,7 +243,7 @@ def _row_change(story, written: Written, *, action, user, reason, details, rubri
         # the bulk writer stored (``fingerprints.story_text``).
         fp = _fingerprint(story, data)
         StoryFingerprint.objects.filter(story_id=story.pk).update(minhash=fp.minhash, claim_ids=fp.claim_ids)
-    return Revision(story=story, version=story.version, data=data, created_by=user), audit
+    return Revision(story=story, version=story.version, data=stored or data, created_by=user), audit
 
 
 @dataclass

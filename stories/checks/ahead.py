@@ -259,7 +259,7 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
         yield None
         return
     ids = [sid for sid, _, _ in revisions]
-    del revisions  # their stored texts: the caller drops them once stored
+    del revisions  # their stored texts are not kept here
     try:
         yield Ahead(pool, ids, plan=plan, claims=claims, digests=digests)
     finally:

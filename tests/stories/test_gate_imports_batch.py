@@ -71,6 +71,34 @@ def test_published_revision_equals_the_export(tmp_path, story_doc):
     assert not WebhookDelivery.objects.filter(story_id="950").exists()
 
 
+def test_published_revisions_are_stored_from_the_written_texts(tmp_path, story_doc, monkeypatch):
+    """The published revision is stored as the text of the revision written, with its
+    publication time and disclosure replaced: byte for byte what serialising it gives,
+    without serialising it whole again."""
+    from newsroom.fields import JSONText, OrderedJSONField
+
+    call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
+    stored_as_text = []
+    prep = OrderedJSONField.get_prep_value
+
+    def recording(self, value):
+        if self.model is Revision:
+            stored_as_text.append(type(value) is JSONText)
+        return prep(self, value)
+
+    monkeypatch.setattr(OrderedJSONField, "get_prep_value", recording)
+    docs = [story_doc(id=str(960 + i), slug=f"texts-{i}", newsroom=f"desk-t{i}") for i in range(3)]
+    call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO())
+    assert stored_as_text == [True] * 6  # versions 1 and 2 of each
+    for doc in docs:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT data FROM stories_revision WHERE story_id = %s AND version = 2", [doc["id"]])
+            raw = cursor.fetchone()[0]
+        story = Story.objects.with_everything().get(pk=doc["id"])
+        assert story.status == Story.Status.PUBLISHED
+        assert raw == json.dumps(desk.export_story(story), ensure_ascii=False)
+
+
 def test_a_changed_headline_refreshes_the_fingerprint(tmp_path, story_doc):
     """A row change of a story written in bulk that touches its wording (none of the import's
     own: publishing changes no text) stores the new fingerprint, as ``commit`` does."""
