@@ -119,12 +119,14 @@ def write_new(
         ids=False,
     )
 
-    commit_new(
+    fingerprints = commit_new(
         [(story, written[story.id].revision) for story, _ in pairs],
         action=action,
         user=user,
         texts=[written[story.id].revision_text for story, _ in pairs],
     )
+    for (story, _), fp in zip(pairs, fingerprints, strict=True):
+        written[story.id].fingerprint = (fp.minhash, fp.claim_ids)
     # the checks that publish these stories read the cite tables and the fingerprints
     analyze([Story, CiteClaim, Cite, Paragraph, Section, KeyFact, StoryFingerprint], rows=len(stories))
     return stories, written

@@ -38,6 +38,7 @@ __all__ = [
     "commit_written",
     "record_revision",
     "store_html",
+    "written_fingerprint",
     "written_in_bulk",
 ]
 
@@ -55,6 +56,7 @@ class Written:
     revision: dict | None = None  # the revision of version 1 as written (``desk.render``'s output)
     # that revision as stored (``OrderedJSONField.text``), until the next revision is made from it
     revision_text: str | None = None
+    fingerprint: tuple | None = None  # that revision's (``fingerprint_of``), as stored with it
 
 
 # Stories the bulk writer has just written in this transaction (id -> Written): their parts
@@ -72,6 +74,16 @@ def written_in_bulk(written: dict[str, Written]):
         yield
     finally:
         _WRITTEN.reset(token)
+
+
+def written_fingerprint(story) -> tuple | None:
+    """The fingerprint the bulk writer stored with ``story``'s revision of version 1 in this
+    transaction, computed from the revision ``written_revision`` gives; None when it was not
+    written so."""
+    written = (_WRITTEN.get() or {}).get(story.pk)
+    if written is None or story.version != 1:
+        return None
+    return written.fingerprint
 
 
 def written_revision(story) -> dict | None:
@@ -299,16 +311,19 @@ def commit_written(changes: list[RowChange], *, action: str, fields: list[str], 
                 signal.send(sender=Story, story=change.story, user=user)
 
 
-def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None, texts: list | None = None) -> None:
+def commit_new(
+    pairs: list[tuple[Story, dict]], *, action: str, user=None, texts: list | None = None
+) -> list[StoryFingerprint]:
     """The commit step of many new stories, written (at version 1) in bulk: their revisions
     (``data``, each story's desk/1 document as ``export_story`` renders it), audit entries and
     fingerprints, one INSERT per table. No story signal: a new story is in no cache and in
     no partner's feed; the ``lists`` generation is bumped once (``Story`` ``post_save``,
     which bulk writes do not send, bumps it for a story saved one at a time). ``texts``
     (by pair, None where not given): the revisions already serialised as stored
-    (``OrderedJSONField.text``), stored as they are."""
+    (``OrderedJSONField.text``), stored as they are. Returns the fingerprint rows written,
+    by pair."""
     if not pairs:
-        return
+        return []
     texts = texts or [None] * len(pairs)
     audits = [audit_entry(story, action, user, version=1) for story, _ in pairs]
     bulk_insert(
@@ -320,6 +335,7 @@ def commit_new(pairs: list[tuple[Story, dict]], *, action: str, user=None, texts
         ids=False,
     )
     bulk_insert(AuditEntry, audits, ids=False)
-    bulk_insert(StoryFingerprint, [_fingerprint(story, data) for story, data in pairs])
+    fingerprints = bulk_insert(StoryFingerprint, [_fingerprint(story, data) for story, data in pairs])
     search_index.refresh([story.pk for story, _ in pairs if story.status == Story.Status.PUBLISHED])
     bump("lists")
+    return fingerprints

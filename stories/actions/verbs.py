@@ -14,7 +14,7 @@ from stories.models import Correction, Story
 from .base import ActionError, ChecksFailed, can_edit, refuse_pending_draft
 from .base import locked as _locked
 from .base import require_perm as _require_perm
-from .commit import RowChange, commit, commit_written, written_revision
+from .commit import RowChange, commit, commit_written, written_fingerprint, written_revision
 
 
 class ReviewedVersionChanged(ActionError):
@@ -171,7 +171,9 @@ def publish_written(stories: list[tuple[Story, object]], *, user=None) -> list[S
             reads = batch.current()
             if reads is None or not reads.covers(story.pk):
                 write()
-            rubric = rubric_of(story, revision_current=True, revision=written_revision(story))
+            rubric = rubric_of(
+                story, revision_current=True, revision=written_revision(story), fingerprint=written_fingerprint(story)
+            )
             result = CheckResult(
                 story=story, version=story.version, passed=rubric["passed"], score=rubric["score"], rubric=rubric
             )

@@ -60,12 +60,21 @@ class CheckContext:
     when a criterion first asks for them: the cited manifests (with publishers) and the
     cited claims, in two queries. The story's own ``manifests`` list is never used as
     evidence. With ``public_sources``, only the sources some published story cites are read;
-    any other reads as if it did not exist."""
+    any other reads as if it did not exist. ``fingerprint``: the document's (signature, cited
+    claim ids), when the caller has computed them (``fingerprints.fingerprint_of``)."""
 
-    def __init__(self, doc: dict, *, exclude_story_id: str | None = None, public_sources: bool = False):
+    def __init__(
+        self,
+        doc: dict,
+        *,
+        exclude_story_id: str | None = None,
+        public_sources: bool = False,
+        fingerprint: tuple[str, list[str]] | None = None,
+    ):
         from .batch import current
 
         self.doc = doc
+        self.fingerprint = fingerprint
         self.excluded_ids = {i for i in (doc.get("id"), exclude_story_id) if i}
         self._public_sources = public_sources
         self._batch = current()  # the bulk import's batch reads now, if any (``checks.batch``)

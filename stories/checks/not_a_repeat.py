@@ -90,7 +90,7 @@ class NotARepeat(Criterion):
 
     def run(self, ctx) -> CriterionResult:
         threshold = settings.CHECKS_REPEAT_SIMILARITY
-        sig, claim_ids = fingerprint_of(ctx.doc)
+        sig, claim_ids = ctx.fingerprint or fingerprint_of(ctx.doc)
         ours = set(claim_ids)
         batch = current()
         rows = batch.repeat_candidates(ctx, claim_ids, sig) if batch is not None else None

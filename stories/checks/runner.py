@@ -32,7 +32,12 @@ def checks_ahead(reads, revisions: list[tuple[str, dict, str | None]]):
 
 
 def run_checks(
-    doc: dict, *, exclude_story_id: str | None = None, computed: dict | None = None, public_sources: bool = False
+    doc: dict,
+    *,
+    exclude_story_id: str | None = None,
+    computed: dict | None = None,
+    public_sources: bool = False,
+    fingerprint: tuple[str, list[str]] | None = None,
 ) -> dict:
     """The rubric (checks.md) of a validated desk/1 document (``stories.desk.validate``).
 
@@ -41,16 +46,19 @@ def run_checks(
     and ``exclude_story_id`` never count as repeats. ``computed`` holds results (by
     criterion name) already computed from this very document (``checks.ahead``).
     ``public_sources``: read only the sources a published story cites (``CheckContext``), for
-    a caller that may see no others.
+    a caller that may see no others. ``fingerprint``: the document's fingerprint
+    (``fingerprints.fingerprint_of``), when the caller has computed it.
     """
-    ctx = CheckContext(doc, exclude_story_id=exclude_story_id, public_sources=public_sources)
+    ctx = CheckContext(doc, exclude_story_id=exclude_story_id, public_sources=public_sources, fingerprint=fingerprint)
     computed = computed or {}
     results = [computed.get(c.name) or c.run(ctx).as_dict() for c in CRITERIA]
     score = sum(r["score"] for r in results) / len(results)
     return {"passed": all(r["passed"] for r in results), "score": round(score, 4), "criteria": results}
 
 
-def rubric_of(story, *, revision_current: bool = False, revision: dict | None = None) -> dict:
+def rubric_of(
+    story, *, revision_current: bool = False, revision: dict | None = None, fingerprint: tuple | None = None
+) -> dict:
     """The rubric of a stored story as it exports (``check_and_record``'s, recording nothing).
 
     ``revision_current``: the caller wrote the story's revision of its version in the same
@@ -58,7 +66,8 @@ def rubric_of(story, *, revision_current: bool = False, revision: dict | None = 
     document is the export and is checked as read from the database, without loading the
     story's graph. Without a revision of that version the story is loaded and exported.
     ``revision`` (with ``revision_current``) is that revision as the caller wrote it, which
-    saves reading it back.
+    saves reading it back, and ``fingerprint`` (with ``revision``) its fingerprint
+    (``fingerprints.fingerprint_of``), when the caller computed it.
     """
     from stories import desk
     from stories.models import Revision, Story
@@ -70,7 +79,9 @@ def rubric_of(story, *, revision_current: bool = False, revision: dict | None = 
     if data is None:
         data = desk.export_story(Story.objects.with_everything().get(pk=story.pk))
     doc = taken_document(story.pk) or desk.validate(data)  # validated once, before the workers' fork
-    return run_checks(doc, exclude_story_id=story.pk, computed=computed)
+    if not revision_current or revision is None:
+        fingerprint = None  # of a revision not checked here
+    return run_checks(doc, exclude_story_id=story.pk, computed=computed, fingerprint=fingerprint)
 
 
 def check_and_record(story, *, revision_current: bool = False, revision: dict | None = None):

@@ -219,7 +219,8 @@ def test_a_batch_reads_its_sources_and_candidates_once(tmp_path, story_doc):
 
 def test_each_story_is_fingerprinted_once(tmp_path, story_doc, monkeypatch):
     """The bulk writer's fingerprint and ``not_a_repeat``'s of the published revision are of
-    the same text: its signature is computed once, and is the one computed afresh."""
+    the same revision: its text is read and signed once, and the signature is the one
+    computed afresh."""
     from stories import fingerprints, minhash
 
     call_command("import_manifests", str(SEED_MANIFESTS), stdout=io.StringIO())
@@ -229,10 +230,13 @@ def test_each_story_is_fingerprinted_once(tmp_path, story_doc, monkeypatch):
     signed = []
     signature = minhash.signature
     monkeypatch.setattr(minhash, "signature", lambda words: signed.append(words) or signature(words))
+    read, story_text = [], fingerprints.story_text
+    monkeypatch.setattr(fingerprints, "story_text", lambda doc: read.append(doc["id"]) or story_text(doc))
     fingerprints._memo.clear()
     call_command("import_stories", str(write(tmp_path, docs)), stdout=io.StringIO(), stderr=io.StringIO())
     assert Story.objects.filter(status=Story.Status.PUBLISHED, id__in=[d["id"] for d in docs]).count() == 4
     assert len(signed) == 4
+    assert sorted(read) == sorted(d["id"] for d in docs)
     monkeypatch.setattr(minhash, "signature", signature)
     fingerprints._memo.clear()
     for doc in docs:
