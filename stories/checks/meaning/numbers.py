@@ -12,6 +12,7 @@ ordinals ("first", "second").
 from __future__ import annotations
 
 import re
+import string
 from functools import lru_cache
 
 from text_to_num import alpha2digit
@@ -149,7 +150,9 @@ NUMBER_WORDS = frozenset(
 )
 
 
-_LETTERS = re.compile(r"[a-z]+")
+# Each byte of an ASCII letter as itself, lowercased; every other byte a space: the words of
+# a translated ASCII text are its runs of letters (as ``_WORDISH`` reads them).
+_LETTER_BYTES = bytes(ord(chr(c).lower()) if chr(c) in string.ascii_letters else 0x20 for c in range(256))
 
 
 @lru_cache(maxsize=1)
@@ -163,7 +166,7 @@ def _no_number_words(lowered: str) -> bool:
     """Whether the lowercased ASCII text has no number word: its words (its runs of letters,
     as ``_WORDISH`` reads them) meet none of ``_number_forms``, nor, ending in "ss", are
     number words with more than one s (``_numeric``)."""
-    words = set(_LETTERS.findall(lowered))
+    words = lowered.encode("ascii").translate(_LETTER_BYTES).decode("ascii").split()
     if not _number_forms().isdisjoint(words):
         return False
     return "ss" not in lowered or not any(_numeric(word) for word in words if word.endswith("ss"))
