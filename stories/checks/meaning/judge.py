@@ -101,13 +101,18 @@ def _read_claim(text: str) -> tuple[Clause, ...]:
 
 
 def _aligned(clause: Clause, claim_clauses) -> list[tuple[float, str, Clause]]:
-    if not clause.content:
+    content = clause.content
+    if not content:
         return []
+    size = len(content)
+    least = min(MIN_SHARED, size)  # at least one: a claim clause sharing no word is passed over unread
     scored = []
     for text, c in claim_clauses:
-        shared = len(clause.content & c.content)
-        if shared >= min(MIN_SHARED, len(clause.content)):
-            score = shared / len(clause.content)
+        if content.isdisjoint(c.content):
+            continue
+        shared = len(content & c.content)
+        if shared >= least:
+            score = shared / size
             if score >= ALIGNED:
                 scored.append((score, text, c))
     if not scored:
