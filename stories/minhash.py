@@ -23,6 +23,7 @@ SHINGLE = 3
 _CHANCE = 1 / 256  # two different minima agree on their low byte this often
 _ROTATION_STEP = 0x9E3779B1  # offset added per hop when an empty bin borrows a neighbour's value
 _EMPTY = -1
+_ABOVE_ALL = 1 << 64  # more than any 64-bit hash
 _BIN_BITS = BINS.bit_length() - 1  # BINS is a power of two
 _BIN_MASK = BINS - 1
 
@@ -55,10 +56,13 @@ def signature(words: list[str]) -> str:
     hashes = array("Q", b"".join(digests))
     if sys.byteorder != "little":
         hashes.byteswap()
-    # Each bin's smallest hash: the last one written when written largest first (a
-    # comprehension, not a comparison per hash). Within a bin, the smallest hash has the
-    # smallest h // BINS.
-    lowest = {h & _BIN_MASK: h for h in sorted(hashes, reverse=True)}
+    # Each bin's smallest hash, in one pass (sorting them all first took twice as long).
+    # Within a bin, the smallest hash has the smallest h // BINS.
+    lowest: dict[int, int] = {}
+    least = lowest.get
+    for h in hashes:
+        if h < least(b := h & _BIN_MASK, _ABOVE_ALL):
+            lowest[b] = h
     if len(lowest) == BINS:  # no bin empty (most texts): no value borrowed
         return bytes([(lowest[b] >> _BIN_BITS) & 0xFF for b in range(BINS)]).hex()
     if not lowest:
