@@ -62,6 +62,13 @@ class V:
 
     @staticmethod
     def string(value, path, *, required=True, nonempty=False, max_length=MAX_TEXT):
+        if (
+            type(value) is str
+            and value.isprintable()  # no NUL, no control character, no lone surrogate
+            and len(value) <= max_length
+            and (not nonempty or (value != "" and not value.isspace()))
+        ):
+            return value  # most text: every check below passes, read in C
         if value is None and not required:
             return ""
         if not isinstance(value, str):
