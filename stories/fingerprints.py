@@ -40,10 +40,11 @@ def fingerprint_of(doc: dict) -> tuple[str, list[str]]:
 
 
 def text_signature(text: str) -> str:
-    """``minhash.signature`` of the text's words, computed once for the same text: a bulk
-    import fingerprints each story as it writes it, and ``not_a_repeat`` fingerprints the
-    published revision, whose text is the same. Kept by the text's digest, at most
-    ``MEMO_SIZE`` of them (then the memo starts over), so memory stays flat."""
+    """``minhash.signature`` of the text's words, computed once for the same text: a commit
+    fingerprints the story it writes, and the publish's ``not_a_repeat`` that follows
+    fingerprints the same text (a bulk import passes the written fingerprint to the check
+    instead). Kept by the text's digest, at most ``MEMO_SIZE`` of them (then the memo starts
+    over), so memory stays flat."""
     key = hashlib.blake2b(text.encode(), digest_size=16).digest()
     sig = _memo.get(key)
     if sig is None:
