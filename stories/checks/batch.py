@@ -98,7 +98,7 @@ class BatchReads:
         # batch published meanwhile (the one before it, while its rows were written) are
         # candidates too.
         self.by_hour: dict[tuple[str, str], list[tuple[int, str, str, str]]] | None = None
-        self.citing: dict[str, set[int]] = {}
+        self.citing: dict[str, tuple[int] | list[int]] = {}
         self.fingerprints: dict[str, tuple[str, list[str]]] = {}
         # Each candidate's row, newsroom and hour by place, and by newsroom the places of
         # the candidates whose signatures hold each bin's value (``minhash.bin_keys``): a
@@ -135,8 +135,16 @@ class BatchReads:
         row = (place, sid, sig, claims)
         self.by_hour.setdefault((room, edition), []).append(row)
         self.placed.append((row, room, edition))
-        for cid in _claim_set(claims):
-            self.citing.setdefault(cid, set()).add(place)
+        # The claims no candidate cited before (most) share one tuple of this place, added in
+        # C; a claim cited again gets a list of its own, which each later citing appends to.
+        citing, cited = self.citing, _claim_set(claims)
+        new = cited.difference(citing)  # looked up in the dictionary, element by element
+        for cid in cited - new if len(new) < len(cited) else ():
+            if type(places := citing[cid]) is tuple:
+                citing[cid] = [*places, place]
+            else:
+                places.append(place)
+        citing.update(dict.fromkeys(new, (place,)))
         index = self.agreeing.setdefault(room, {})
         for key in minhash.bin_keys(sig) or ():
             if (places := index.get(key)) is None:
