@@ -185,9 +185,12 @@ def test_while_a_worker_is_busy_the_importing_process_checks_from_the_back(
     assert rubrics(tmp_path, docs) == shared
 
 
-def test_a_worker_sets_aside_what_it_inherited_from_the_collector(tmp_path, demo, story_doc, workers, monkeypatch):
-    """A worker freezes what it inherited through the fork before it checks a story: the
-    collector then walks only the worker's own objects."""
+def test_a_worker_sets_aside_what_it_inherited_and_runs_without_the_collector(
+    tmp_path, demo, story_doc, workers, monkeypatch
+):
+    """A worker freezes what it inherited through the fork and turns the cyclic collector
+    off before it checks a story; the importing process keeps its collector and its own
+    objects unfrozen."""
     import gc
 
     importing = os.getpid()
@@ -195,16 +198,18 @@ def test_a_worker_sets_aside_what_it_inherited_from_the_collector(tmp_path, demo
 
     def recording(*args):
         if os.getpid() != importing:
-            (tmp_path / f"frozen-{os.getpid()}").write_text(str(gc.get_freeze_count()))
+            state = f"{gc.get_freeze_count()} {int(gc.isenabled())}"
+            (tmp_path / f"worker-{os.getpid()}").write_text(state)
         return run(*args)
 
     monkeypatch.setattr(ahead, "_run", recording)
     monkeypatch.setattr(Ahead, "_check_one_here", lambda self: setattr(self, "back", 0))
-    frozen_here = gc.get_freeze_count()
+    frozen_here, enabled_here = gc.get_freeze_count(), gc.isenabled()
     rubrics(tmp_path, faulty_docs(story_doc))
-    counts = [int(p.read_text()) for p in tmp_path.glob("frozen-*")]
-    assert counts and all(count > 0 for count in counts)
+    states = [p.read_text().split() for p in tmp_path.glob("worker-*")]
+    assert states and all(int(frozen) > 0 and enabled == "0" for frozen, enabled in states)
     assert gc.get_freeze_count() == frozen_here  # the importing process's own objects are not frozen
+    assert gc.isenabled() == enabled_here
 
 
 def test_the_workers_start_before_the_rows_are_written(tmp_path, demo, story_doc, workers, taken, monkeypatch):
