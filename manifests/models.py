@@ -2,7 +2,8 @@
 
 from typing import NamedTuple
 
-from django.db import models
+from django.core.exceptions import EmptyResultSet
+from django.db import connections, models
 from django.urls import reverse
 
 from newsroom.validators import http_url
@@ -86,9 +87,22 @@ class ClaimQuerySet(models.QuerySet):
         return self.filter(has_text=False)
 
     def rows(self) -> dict[str, ClaimRow]:
-        """Claim id -> ``ClaimRow``, in one query."""
-        fields = ("id", "manifest_id", "text", "has_text", "self_reported")
-        return {row[0]: ClaimRow._make(row) for row in self.order_by().values_list(*fields)}
+        """Claim id -> ``ClaimRow``, in one query. On PostgreSQL the rows come straight
+        from the cursor (the same SQL): its text and boolean columns need none of the
+        ORM's per-row conversions, which took as long as the query's own reading for the
+        ten thousand claims a bulk import's run cites. Elsewhere (SQLite returns booleans
+        as integers) the ORM reads them."""
+        query = self.order_by().values_list("id", "manifest_id", "text", "has_text", "self_reported")
+        connection = connections[self.db]
+        if connection.vendor != "postgresql":
+            return {row[0]: ClaimRow._make(row) for row in query}
+        try:
+            sql, params = query.query.sql_with_params()
+        except EmptyResultSet:  # an empty ``id__in``: nothing to read
+            return {}
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return {row[0]: ClaimRow._make(row) for row in cursor.fetchall()}
 
     def self_reported_flags(self) -> dict[str, bool | None]:
         """Claim id -> ``self_reported_or_unknown``."""
