@@ -19,7 +19,10 @@ the workers (pages first touched, or copied after a fork). On a busy machine the
 mostly measures the wait for a core; the CPU figures do not. Run it with DEBUG off: with
 DEBUG on, Django keeps the SQL of recent queries. ``--phases`` also prints where the wall time
 went, run by run (``bench/import_phases.py``): the phases the importing process runs alone,
-those beside the checks' workers, and the commit.
+those beside the checks' workers, and the commit. ``--waits`` also prints how long the importing
+process waited for PostgreSQL (wall time in psycopg's ``Connection.wait``), by the project
+function that asked, and the cyclic collector's passes in the importing process during the
+import, with their CPU.
 """
 
 import argparse
@@ -59,6 +62,66 @@ def write_sources(path: Path, n: int, first: int, shape: str, per_day: int) -> N
         insert_sources(sources)
 
 
+@contextlib.contextmanager
+def waits_counted():
+    """Within the block, the importing process's waits for PostgreSQL (wall seconds in
+    psycopg's ``Connection.wait``) are added up by the first project function on the stack,
+    and the cyclic collector's passes and their CPU seconds by generation; yields the two
+    counters and the calls counter."""
+    import collections
+    import gc
+
+    import psycopg
+
+    waited, calls, collected = collections.Counter(), collections.Counter(), collections.Counter()
+    real_wait, started = psycopg.Connection.wait, [0.0]
+
+    def wait(self, gen, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return real_wait(self, gen, *args, **kwargs)
+        finally:
+            frame, caller = sys._getframe(1), "?"
+            while frame is not None:
+                name = frame.f_code.co_filename
+                if name.startswith(str(ROOT)) and "/.venv/" not in name and "/infra/" not in name:
+                    caller = f"{Path(name).relative_to(ROOT)}:{frame.f_code.co_name}"
+                    break
+                frame = frame.f_back
+            waited[caller] += time.perf_counter() - t0
+            calls[caller] += 1
+
+    def collecting(phase, info):
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            collected[f"generation {info['generation']} passes"] += 1
+            collected[f"generation {info['generation']} CPU s"] += time.process_time() - started[0]
+
+    psycopg.Connection.wait = wait
+    gc.callbacks.append(collecting)
+    try:
+        yield waited, calls, collected
+    finally:
+        psycopg.Connection.wait = real_wait
+        gc.callbacks.remove(collecting)
+
+
+def waits_report(waited, calls, collected) -> str:
+    lines = [f"waiting for PostgreSQL: {sum(waited.values()):.2f} s in all"]
+    lines += [f"  {seconds:7.3f} s {calls[caller]:6d} waits  {caller}" for caller, seconds in waited.most_common(12)]
+    lines.append(
+        "the collector in the importing process: "
+        + (
+            ", ".join(
+                f"{key} {value:.3f}" if "CPU" in key else f"{key} {value}" for key, value in sorted(collected.items())
+            )
+            or "no pass"
+        )
+    )
+    return "\n".join(lines)
+
+
 def rss_now() -> float:
     """This process's resident set now, in MB."""
     return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -80,6 +143,11 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="write cProfile stats of the import to this file")
     parser.add_argument(
         "--phases", action="store_true", help="time each batch's phases (bench/import_phases.py) and print them"
+    )
+    parser.add_argument(
+        "--waits",
+        action="store_true",
+        help="print the importing process's waits for PostgreSQL by caller, and its collector's passes",
     )
     args = parser.parse_args()
     if args.write:
@@ -111,14 +179,17 @@ def main() -> None:
     import import_phases  # bench/import_phases.py
 
     tracing = import_phases.traced() if args.phases else contextlib.nullcontext()
+    counting = waits_counted() if args.waits else contextlib.nullcontext()
     started = time.perf_counter()
-    with tracing as batches:
+    with tracing as batches, counting as counted:
         try:
             call_command("import_stories", str(args.file), stderr=io.StringIO())
         except CommandError as error:  # stories kept as drafts by the checks still count as imported
             print(str(error)[:200], file=sys.stderr)
     if batches is not None:
         print(import_phases.report(batches, started, time.perf_counter()), file=sys.stderr)
+    if counted is not None:
+        print(waits_report(*counted), file=sys.stderr)
     wall, own, server, kids = (
         time.perf_counter() - wall0,
         resource.getrusage(resource.RUSAGE_SELF),
