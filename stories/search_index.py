@@ -10,9 +10,17 @@ whatever its size. On other databases search reads the text itself and this does
 
 from __future__ import annotations
 
+import contextlib
+from contextvars import ContextVar
+
 from django.db import connection
 
+from newsroom.infra import inflight
+from newsroom.infra.bulk import text_array
+
 from .models import Paragraph, Section, Story, StorySearch
+
+_HELD: ContextVar[list | None] = ContextVar("search_held", default=None)
 
 
 def _sql() -> str:
@@ -46,12 +54,39 @@ def _sql() -> str:
 
 def refresh(ids) -> None:
     """Rewrite the search documents of the stories ``ids`` as they are stored now (call in
-    the action's transaction, after its writes): one statement."""
+    the action's transaction, after its writes): one statement. Within ``held``, the ids
+    are kept for the block's owner to refresh (``send_refresh``) instead."""
     ids = list(dict.fromkeys(ids))
     if not ids or connection.vendor != "postgresql":
         return
+    held = _HELD.get()
+    if held is not None:
+        held += ids
+        return
     with connection.cursor() as cursor:
         cursor.execute(_sql(), {"ids": ids})
+
+
+@contextlib.contextmanager
+def held():
+    """Within the block, ``refresh`` keeps the ids it is given, in the list this yields,
+    for the caller to refresh once the block's writes are done (``send_refresh``)."""
+    ids: list = []
+    token = _HELD.set(ids)
+    try:
+        yield ids
+    finally:
+        _HELD.reset(token)
+
+
+def send_refresh(ids) -> None:
+    """``refresh(ids)`` sent without waiting for it (``newsroom.infra.inflight``): the caller
+    goes on with work that does not use the database while PostgreSQL computes the
+    documents, and the statement's result is read before the next one."""
+    ids = list(dict.fromkeys(ids))
+    if not ids or connection.vendor != "postgresql":
+        return
+    inflight.send(_sql().replace("%(ids)s", "$1::text[]"), [text_array(ids)])
 
 
 def refresh_all(batch: int = 5000) -> int:

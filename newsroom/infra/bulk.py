@@ -21,6 +21,8 @@ from django.db.models import AutoField, BigAutoField, SmallAutoField
 from django.db.models import fields as f_
 from django.db.models.expressions import RawSQL
 
+from . import inflight
+
 COPY_FROM = 200  # rows: fewer go through bulk_create (a single story's parts, tests)
 _AUTO = (AutoField, BigAutoField, SmallAutoField)
 # Fields whose Python values psycopg writes as they are (get_db_prep_save would return them
@@ -67,6 +69,7 @@ def bulk_insert(model, objs: list, *, ids: bool = True) -> list:
     connection = connections[DEFAULT_DB_ALIAS]  # the connection itself, not the per-access proxy
     if connection.vendor != "postgresql" or len(objs) < COPY_FROM:
         return model.objects.bulk_create(objs)
+    inflight.receive()  # COPY goes around Django's execute wrappers
     meta = model._meta
     pk = meta.pk
     auto_pk = isinstance(pk, _AUTO)
@@ -118,6 +121,7 @@ def bulk_insert_rows(model, names: tuple[str, ...], rows: list[tuple], *, ids: b
             tuple(v if c is None else c.get_db_prep_save(v, connection) for v, c in zip(row, convert)) for row in rows
         ]
     qn = connection.ops.quote_name
+    inflight.receive()  # COPY goes around Django's execute wrappers
     new_ids = _next_ids(connection, meta.db_table, pk.column, len(rows)) if auto_pk and ids else None
     columns = ([pk] if new_ids is not None else []) + ordered
     sql = f"COPY {qn(meta.db_table)} ({', '.join(qn(f.column) for f in columns)}) FROM STDIN"

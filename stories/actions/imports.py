@@ -45,7 +45,9 @@ from dataclasses import dataclass
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
+from newsroom.infra import inflight
 from newsroom.infra.bulk import check_deferred
+from stories import search_index
 from stories.checks.ahead import taking
 from stories.checks.batch import BatchReads, batch_reads
 from stories.checks.runner import checks_ahead
@@ -171,15 +173,24 @@ class Importer:
         self.waiting: _Written | None = None
 
     def __enter__(self) -> Importer:
+        # A run's search documents are sent without waiting (``_publish_waiting``): every
+        # statement of the import receives them first.
+        self._receiving = inflight.receiving()
+        self._receiving.__enter__()
         return self
 
-    def __exit__(self, exc_type, *exc) -> None:
-        if exc_type is None:
-            self._publish_waiting()  # ``finish`` not called: the run waiting is published all the same
-            return
-        waiting, self.waiting = self.waiting, None
-        if waiting is not None:
-            waiting.workers.close()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None:
+                self._publish_waiting()  # ``finish`` not called: the run waiting is published all the same
+            else:
+                waiting, self.waiting = self.waiting, None
+                if waiting is not None:
+                    waiting.workers.close()
+        except BaseException as error:
+            self._receiving.__exit__(type(error), error, error.__traceback__)
+            raise
+        self._receiving.__exit__(exc_type, exc, tb)
 
     def add(self, items: list[Item]) -> None:
         """Import ``items`` in order (see ``import_batch``)."""
@@ -253,6 +264,7 @@ class Importer:
             ahead = workers.enter_context(checks_ahead(reads, handed))
 
         action = "restore" if restore else self.action
+        inflight.receive()  # the last run's search documents (if not yet), before this run's savepoint
         try:
             with transaction.atomic():
                 stories, written = write_new(
@@ -292,9 +304,17 @@ class Importer:
             return
         with waiting.workers:  # then no worker of the run is left
             stories = [(story, doc["published_at"]) for _, doc, story in waiting.publishing]
-            with written_in_bulk(waiting.written), batch_reads(waiting.reads), taking(waiting.ahead):
+            with (
+                written_in_bulk(waiting.written),
+                batch_reads(waiting.reads),
+                taking(waiting.ahead),
+                search_index.held() as searched,
+            ):
                 outcomes = publish_written(stories, user=self.user)
             check_deferred()  # the publications' rows, now rather than all at the file's commit
+            # Their search documents, computed by PostgreSQL while this process reads and
+            # renders what comes next; received before the next statement.
+            search_index.send_refresh(searched)
         for (line, _, story), outcome in zip(waiting.publishing, outcomes):
             if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
                 self.refused.append((line, ImportResult(story, "created", refused=outcome)))

@@ -165,3 +165,48 @@ def test_refreshing_a_batch_reads_each_story_s_body_once(demo, seed_doc):
         plan = cursor.fetchone()[0][0]["Plan"]
     assert _plan_rows(plan) <= 4 * read
     assert StorySearch.objects.filter(story_id__in=ids).count() == len(ids)
+
+
+def test_a_bulk_import_sends_each_run_s_documents_without_waiting(tmp_path, demo, story_doc, monkeypatch):
+    """Each run's search documents are one statement sent without waiting (the import reads
+    and renders what comes next meanwhile), received before the next statement: the
+    documents are those the commit step writes one story at a time."""
+    import io
+
+    from django.core.management import call_command
+
+    from newsroom.infra import inflight
+    from stories.actions import imports
+    from tests.stories.documents import variant, write_jsonl
+
+    monkeypatch.setattr(imports, "RUN_SIZE", 2)
+    sent, send = [], inflight.send
+    monkeypatch.setattr(inflight, "send", lambda sql, params, **kw: sent.append(params) or send(sql, params, **kw))
+    docs = [variant(story_doc, n, newsroom=f"search-desk-{n}") for n in range(5)]
+    call_command("import_stories", write_jsonl(tmp_path, docs), stdout=io.StringIO(), stderr=io.StringIO())
+    ids = [d["id"] for d in docs]
+    assert Story.objects.filter(pk__in=ids, status=Story.Status.PUBLISHED).count() == 5
+    # three runs (2, 2, 1), each run's documents sent once, in file order
+    assert [params[0] for params in sent] == ['{"' + '","'.join(ids[i : i + 2]) + '"}' for i in (0, 2, 4)]
+    bulk = {s.story_id: s.document for s in StorySearch.objects.filter(story_id__in=ids)}
+    StorySearch.objects.filter(story_id__in=ids).delete()
+    search_index.refresh(ids)
+    assert {s.story_id: s.document for s in StorySearch.objects.filter(story_id__in=ids)} == bulk
+    assert len(bulk) == 5
+
+
+def test_a_run_s_documents_that_fail_fail_the_import_and_nothing_is_written(tmp_path, demo, story_doc, monkeypatch):
+    import io
+
+    from django.core.management import call_command
+
+    from stories.actions import imports
+    from tests.stories.documents import db_state, variant, write_jsonl
+
+    monkeypatch.setattr(imports, "RUN_SIZE", 2)
+    monkeypatch.setattr(search_index, "_sql", lambda: "SELECT 1 / (cardinality(%(ids)s) - cardinality(%(ids)s))")
+    before = db_state()
+    docs = [variant(story_doc, n, newsroom=f"search-desk-{n}") for n in range(3)]
+    with pytest.raises(Exception, match="division by zero"):
+        call_command("import_stories", write_jsonl(tmp_path, docs), stdout=io.StringIO(), stderr=io.StringIO())
+    assert db_state() == before
