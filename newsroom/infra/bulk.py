@@ -262,3 +262,13 @@ def check_deferred(using: str = DEFAULT_DB_ALIAS) -> None:
     connection = connections[using]
     if connection.vendor == "postgresql" and connection.in_atomic_block:
         connection.check_constraints()
+
+
+def send_check_deferred(using: str = DEFAULT_DB_ALIAS) -> None:
+    """``check_deferred``, sent without waiting for it (``inflight``): PostgreSQL runs the
+    foreign-key checks while the caller goes on with work that does not use the database;
+    a missing row is raised when the statements are received (``inflight.receive``, which
+    the caller makes before its next statement, in the same savepoint)."""
+    connection = connections[using]
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        inflight.send("SET CONSTRAINTS ALL IMMEDIATE; SET CONSTRAINTS ALL DEFERRED", [], using=using)

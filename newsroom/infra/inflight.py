@@ -29,7 +29,8 @@ _SENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def send(sql: str, params: list[str], *, using: str = DEFAULT_DB_ALIAS) -> None:
     """Send ``sql`` (parameters ``$1``, ``$2``…, each a string, cast in the SQL as needed)
     without waiting for its result, on PostgreSQL; elsewhere run it now (``$1``… become
-    the driver's placeholders)."""
+    the driver's placeholders). Without parameters, ``sql`` may be several statements
+    (PostgreSQL's simple protocol), received together."""
     receive(using)
     connection = connections[using]
     if connection.vendor != "postgresql":
@@ -44,7 +45,10 @@ def send(sql: str, params: list[str], *, using: str = DEFAULT_DB_ALIAS) -> None:
     connection.ensure_connection()
     raw = connection.connection
     with connection.wrap_database_errors:
-        raw.pgconn.send_query_params(sql.encode(), [p.encode() for p in params])
+        if params:
+            raw.pgconn.send_query_params(sql.encode(), [p.encode() for p in params])
+        else:
+            raw.pgconn.send_query(sql.encode())
         raw.wait(generators.send(raw.pgconn))
     _SENT[connection] = sql
     if connection.queries_logged:  # visible to DEBUG's query log and the tests' query counts

@@ -20,7 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from newsroom.fields import OrderedJSONField
-from newsroom.infra.bulk import bulk_insert, bulk_update_rows
+from newsroom.infra import inflight
+from newsroom.infra.bulk import bulk_insert, bulk_update_rows, send_check_deferred
 from newsroom.infra.pagecache import bump
 from stories import desk, search_index, signals
 from stories.fingerprints import fingerprint_of
@@ -321,7 +322,8 @@ def commit_new(
     which bulk writes do not send, bumps it for a story saved one at a time). ``texts``
     (by pair, None where not given): the revisions already serialised as stored
     (``OrderedJSONField.text``), stored as they are. Returns the fingerprint rows written,
-    by pair."""
+    by pair. On PostgreSQL the foreign-key checks of the rows written so far in the
+    transaction run (``check_deferred``) while the fingerprints are computed."""
     if not pairs:
         return []
     texts = texts or [None] * len(pairs)
@@ -335,7 +337,18 @@ def commit_new(
         ids=False,
     )
     bulk_insert(AuditEntry, audits, ids=False)
-    fingerprints = bulk_insert(StoryFingerprint, [_fingerprint(story, data) for story, data in pairs])
+    # The foreign-key checks of every row written so far run in PostgreSQL while the
+    # fingerprints are computed here; a missing row is refused when they are received,
+    # before the next statement, in the caller's savepoint.
+    send_check_deferred()
+    try:
+        rows = [_fingerprint(story, data) for story, data in pairs]
+    except BaseException:
+        with contextlib.suppress(Exception):  # the connection is left usable; this error is the one raised
+            inflight.receive()
+        raise
+    inflight.receive()
+    fingerprints = bulk_insert(StoryFingerprint, rows)
     search_index.refresh([story.pk for story, _ in pairs if story.status == Story.Status.PUBLISHED])
     bump("lists")
     return fingerprints
