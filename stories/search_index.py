@@ -5,7 +5,10 @@ Every action ends in ``stories.actions.commit``; there, in the action's transact
 stored row and paragraphs, and drops the document of each that is not (unpublished, a
 draft). PostgreSQL computes the vector (``to_tsvector``, English configuration: headline
 weight A, dek B, paragraphs in reading order C), so a batch of stories is one statement
-whatever its size. On other databases search reads the text itself and this does nothing.
+whatever its size. A bulk import's publish holds the ids (``held``) and sends that statement
+without waiting for it (``send_refresh``), so that PostgreSQL computes the documents while
+the import reads what comes next. On other databases search reads the text itself and this
+does nothing.
 """
 
 from __future__ import annotations
