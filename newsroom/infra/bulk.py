@@ -66,10 +66,10 @@ def bulk_insert(model, objs: list, *, ids: bool = True) -> list:
     ``bulk_create``; auto_now fields are stamped the same way."""
     if not objs:
         return objs
+    inflight.receive()  # COPY goes around Django's execute wrappers; so may the caller's bulk_create
     connection = connections[DEFAULT_DB_ALIAS]  # the connection itself, not the per-access proxy
     if connection.vendor != "postgresql" or len(objs) < COPY_FROM:
         return model.objects.bulk_create(objs)
-    inflight.receive()  # COPY goes around Django's execute wrappers
     meta = model._meta
     pk = meta.pk
     auto_pk = isinstance(pk, _AUTO)
@@ -108,6 +108,7 @@ def bulk_insert_rows(model, names: tuple[str, ...], rows: list[tuple], *, ids: b
     connection = connections[DEFAULT_DB_ALIAS]
     if not rows:
         return [] if ids else None
+    inflight.receive()  # COPY goes around Django's execute wrappers; so may bulk_insert's bulk_create
     if connection.vendor != "postgresql" or len(rows) < COPY_FROM:
         objs = bulk_insert(model, [model(**dict(zip(names, row))) for row in rows], ids=ids)
         return [obj.pk for obj in objs] if ids else None
@@ -121,7 +122,6 @@ def bulk_insert_rows(model, names: tuple[str, ...], rows: list[tuple], *, ids: b
             tuple(v if c is None else c.get_db_prep_save(v, connection) for v, c in zip(row, convert)) for row in rows
         ]
     qn = connection.ops.quote_name
-    inflight.receive()  # COPY goes around Django's execute wrappers
     new_ids = _next_ids(connection, meta.db_table, pk.column, len(rows)) if auto_pk and ids else None
     columns = ([pk] if new_ids is not None else []) + ordered
     sql = f"COPY {qn(meta.db_table)} ({', '.join(qn(f.column) for f in columns)}) FROM STDIN"

@@ -341,13 +341,8 @@ def commit_new(
     # fingerprints are computed here; a missing row is refused when they are received,
     # before the next statement, in the caller's savepoint.
     send_check_deferred()
-    try:
+    with inflight.receiving():
         rows = [_fingerprint(story, data) for story, data in pairs]
-    except BaseException:
-        with contextlib.suppress(Exception):  # the connection is left usable; this error is the one raised
-            inflight.receive()
-        raise
-    inflight.receive()
     fingerprints = bulk_insert(StoryFingerprint, rows)
     search_index.refresh([story.pk for story, _ in pairs if story.status == Story.Status.PUBLISHED])
     bump("lists")
