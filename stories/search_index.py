@@ -55,12 +55,17 @@ def _sql() -> str:
     """
 
 
+def _to_refresh(ids) -> list:
+    """The distinct ids, in order; none where there are no search documents (not PostgreSQL)."""
+    return list(dict.fromkeys(ids)) if connection.vendor == "postgresql" else []
+
+
 def refresh(ids) -> None:
     """Rewrite the search documents of the stories ``ids`` as they are stored now (call in
     the action's transaction, after its writes): one statement. Within ``held``, the ids
     are kept for the block's owner to refresh (``send_refresh``) instead."""
-    ids = list(dict.fromkeys(ids))
-    if not ids or connection.vendor != "postgresql":
+    ids = _to_refresh(ids)
+    if not ids:
         return
     held = _HELD.get()
     if held is not None:
@@ -86,10 +91,9 @@ def send_refresh(ids) -> None:
     """``refresh(ids)`` sent without waiting for it (``newsroom.infra.inflight``): the caller
     goes on with work that does not use the database while PostgreSQL computes the
     documents, and the statement's result is read before the next one."""
-    ids = list(dict.fromkeys(ids))
-    if not ids or connection.vendor != "postgresql":
-        return
-    inflight.send(_sql().replace("%(ids)s", "$1::text[]"), [text_array(ids)])
+    ids = _to_refresh(ids)
+    if ids:
+        inflight.send(_sql().replace("%(ids)s", "$1::text[]"), [text_array(ids)])
 
 
 def refresh_all(batch: int = 5000) -> int:

@@ -18,6 +18,7 @@ On other databases ``send`` runs the statement at once: there is nothing to over
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -34,11 +35,8 @@ def send(sql: str, params: list[str], *, using: str = DEFAULT_DB_ALIAS) -> None:
     receive(using)
     connection = connections[using]
     if connection.vendor != "postgresql":
-        placeholders = sql
-        for i in range(len(params), 0, -1):
-            placeholders = placeholders.replace(f"${i}", "%s")
         with connection.cursor() as cursor:
-            cursor.execute(placeholders, params)
+            cursor.execute(*_driver_placeholders(sql, params))
         return
     from psycopg import generators
 
@@ -53,6 +51,25 @@ def send(sql: str, params: list[str], *, using: str = DEFAULT_DB_ALIAS) -> None:
     _SENT[connection] = sql
     if connection.queries_logged:  # visible to DEBUG's query log and the tests' query counts
         connection.queries_log.append({"sql": f"{sql} -- sent, not waited for", "time": "0.000"})
+
+
+_NUMBERED = re.compile(r"\$(\d+)")
+
+
+def _driver_placeholders(sql: str, params: list[str]) -> tuple[str, list[str]]:
+    """``sql`` with each ``$n`` as the driver's ``%s`` (and a literal ``%`` doubled), and the
+    parameters in the order the placeholders come: ``$2 … $1`` and a parameter used twice
+    read as PostgreSQL reads them. A ``$n`` beyond the parameters is refused."""
+    ordered: list[str] = []
+
+    def placeholder(match: re.Match) -> str:
+        n = int(match[1])
+        if not 1 <= n <= len(params):
+            raise ValueError(f"${n} in the statement, but {len(params)} parameters given")
+        ordered.append(params[n - 1])
+        return "%s"
+
+    return _NUMBERED.sub(placeholder, sql.replace("%", "%%")), ordered
 
 
 def in_flight(using: str = DEFAULT_DB_ALIAS) -> bool:

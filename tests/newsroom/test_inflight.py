@@ -72,3 +72,25 @@ def test_elsewhere_a_statement_sent_runs_at_once():
     inflight.send("UPDATE newsroom_newsroom SET title = $1 WHERE slug = $2", ["Renamed", "here"])
     assert not inflight.in_flight()
     assert Newsroom.objects.get(slug="here").title == "Renamed"
+
+
+@pytest.mark.skipif(connection.vendor == "postgresql", reason="PostgreSQL reads $n itself")
+def test_elsewhere_numbered_parameters_are_read_as_postgresql_reads_them():
+    Newsroom.objects.create(slug="here", title="Here")
+    Newsroom.objects.create(slug="there", title="There")
+    # out of order, one used twice, more than nine, and a literal percent sign
+    params = ["here", "Ten%", *[f"unused {i}" for i in range(3, 10)], "10%"]
+    inflight.send(
+        "UPDATE newsroom_newsroom SET title = $2 || ' of ' || $10 || ' at 5%' WHERE slug = $1 OR slug = $1",
+        params,
+    )
+    assert Newsroom.objects.get(slug="here").title == "Ten% of 10% at 5%"
+    assert Newsroom.objects.get(slug="there").title == "There"
+
+
+def test_a_numbered_parameter_beyond_those_given_is_refused_before_anything_runs():
+    Newsroom.objects.create(slug="here", title="Here")
+    with pytest.raises((ValueError, DatabaseError), match=r"\$2|parameter|bind"), transaction.atomic():
+        inflight.send("UPDATE newsroom_newsroom SET title = $2 WHERE slug = $1", ["here"])
+        inflight.receive()
+    assert Newsroom.objects.get(slug="here").title == "Here"
