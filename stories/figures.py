@@ -63,15 +63,51 @@ def _shifted(number: str, places: int) -> tuple[str, str]:
     return whole[:-places], "." + whole[-places:] + fraction
 
 
+# Each ASCII byte as what starts a figure cares about: "0" for a digit, "a" for a word
+# character or a point (after which no figure starts), a space for any other.
+_SCAN_BYTES = (
+    bytes(
+        ord("0") if chr(c).isdigit() else ord("a") if chr(c).isalnum() or chr(c) in "_." else 0x20 for c in range(128)
+    )
+    + b" " * 128
+)
+
+
+def _figure_matches(text: str):
+    """``_FIGURE``'s matches in ``text``, as ``finditer`` finds them. In ASCII text a figure
+    starts at a digit, or at a point right before one, that follows no word character or
+    point: the text is read once as a byte mask (``_SCAN_BYTES``), ``find`` goes from digit
+    to digit in C, and the pattern is tried only there, where ``finditer`` tried it at every
+    character. After a failed try, the rest of the word is skipped: no figure starts in it."""
+    if not text.isascii():  # other scripts' digits are digits too: the pattern reads them
+        digit = _DIGIT.search(text)  # a figure has one, and starts at most one character before it
+        return () if digit is None else _FIGURE.finditer(text, max(0, digit.start() - 1))
+    mask = text.encode("ascii").translate(_SCAN_BYTES)
+    digit = mask.find(b"0")
+    if digit < 0:
+        return ()
+    found, pos, match, find = [], 0, _FIGURE.match, mask.find
+    while digit >= 0:
+        start = digit - 1 if digit > pos and text[digit - 1] == "." else digit
+        m = match(text, start) or (match(text, digit) if start != digit else None)
+        if m is not None:
+            found.append(m)
+            pos = m.end()
+        else:  # the rest of this run of word characters and points starts no figure
+            gap = find(b" ", digit)
+            if gap < 0:
+                break
+            pos = gap + 1
+        digit = find(b"0", pos)
+    return found
+
+
 def figures(text: str) -> list[tuple[str, str]]:
     """[(as written, canonical)] for each figure: '30.70 %' -> '30.7%', '64k-token' -> '64k',
     '1,000' -> '1000', '.5%' -> '0.5%', '307‰' -> '30.7%'. Years and plain integers count
     too: the source must state them."""
     out = []
-    digit = _DIGIT.search(text)  # a figure has one, and starts at most one character before it
-    if digit is None:
-        return out
-    for m in _FIGURE.finditer(text, max(0, digit.start() - 1)):
+    for m in _figure_matches(text):
         integer, fraction, point, pct, mag = m.groups()
         unit = "%" if pct else (mag.lower() if mag else "")
         if unit == "bn":

@@ -15,7 +15,7 @@ import pytest
 
 from stories.checks.meaning import numbers
 from stories.checks.meaning.lexicon import lexicon
-from stories.figures import _FIGURE, figures, ranges
+from stories.figures import _FIGURE, _figure_matches, figures, ranges
 from stories.text import (
     _TOKEN,
     CALENDAR,
@@ -157,6 +157,25 @@ def test_figures_at_the_start_and_after_a_point():
     assert figures("7") == [("7", "7")]
     assert figures("no figure here.") == []
     assert ranges("Scores went FROM 5% TO 7%") == [("from 5% to 7%", "5%", "7%")]
+
+
+FIGURE_EDGES = [*'0123456789.,%-/ aKkMBx_\u2212("\n\u2030\u0663', "percent", "per cent", " per mille", "bn", "Qwen3-8B"]
+
+
+def test_the_figures_found_from_digit_to_digit_are_those_found_at_every_character():
+    """``_figure_matches`` tries the pattern only at digits (and a point before one) that
+    follow no word character or point, skipping the rest of a word after a failed try:
+    the matches are those ``finditer`` finds trying every character."""
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(FIGURE_EDGES) for _ in range(rng.randint(0, 24)))
+        expected = [(m.span(), m.groups()) for m in _FIGURE.finditer(text)]
+        assert [(m.span(), m.groups()) for m in _figure_matches(text)] == expected, text
+
+
+def test_a_failed_try_skips_the_rest_of_its_word_and_no_figure_in_the_next():
+    assert figures("GSM8K 12 v1.2.3 .5 a.5 Qwen3-8B -7%") == [("12", "12"), (".5", "0.5"), ("-7%", "-7%")]
+    assert figures("x" * 50 + "1" * 50 + " 3") == [("3", "3")]
 
 
 def test_figures_in_other_scripts_digits_are_made_canonical_in_ascii():
