@@ -329,10 +329,29 @@ def _distinctive_token(token: str) -> bool:
     return any(_ACRONYM.match(part) or _CAMEL.search(part) for part in token.split("-"))
 
 
+# Each byte of an ASCII letter or hyphen as "a", of an ASCII digit as "0", every other byte
+# a space: a token that starts with a letter and holds a digit has "a0" in its mask.
+_NAME_BYTES = bytes(
+    ord("a") if chr(c) in string.ascii_letters + "-" else ord("0") if chr(c) in string.digits else 0x20
+    for c in range(256)
+)
+
+
+def _nameless(text: str) -> bool:
+    """Whether ``text`` surely names nothing, seen in C: no capital letter after its first
+    character (a capitalised word that opens the text alone is no name, and every other
+    name has a capital), and no digit right after a letter or hyphen (a token that starts
+    with a letter and holds a digit is distinctive). A text it cannot tell about is read."""
+    rest = text[1:]
+    return rest == rest.lower() and b"a0" not in text.encode("utf-8", "surrogatepass").translate(_NAME_BYTES)
+
+
 def names(text: str) -> list[str]:
     """Distinctive names in a text, as written: single distinctive tokens, and runs of
     capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
     not the first word of its sentence ("the Muon optimizer")."""
+    if _nameless(text):  # most sentences of plain prose
+        return []
     found: list[str] = []
     for sentence in sentences(text):
         run: list[str] = []
