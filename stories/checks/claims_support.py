@@ -232,8 +232,11 @@ class ClaimsSupport(Criterion):
             return findings, 0.0  # nothing to check against until the claims are loaded
         all_sentences = sentences(unit.text) or [unit.text]
         backed = items = missing = analysis = 0
+        overlap_needed = settings.CHECKS_SENTENCE_OVERLAP  # read once a unit, not once a sentence
         for sentence in all_sentences:
-            is_backed, n_items, sentence_findings = self.check_sentence(unit.path, sentence, evidence, judge)
+            is_backed, n_items, sentence_findings = self.check_sentence(
+                unit.path, sentence, evidence, judge, overlap_needed
+            )
             backed += is_backed
             items += n_items
             missing += sum(1 for f in sentence_findings if f["severity"] == ERROR)
@@ -276,8 +279,12 @@ class ClaimsSupport(Criterion):
         return [*kept, finding(severity, path, message, more=len(rest))]
 
     @staticmethod
-    def check_sentence(path: str, sentence: str, evidence: Evidence, judge) -> tuple[bool, int, list[dict]]:
-        """(backed?, figures and names in it, findings) for one sentence."""
+    def check_sentence(
+        path: str, sentence: str, evidence: Evidence, judge, overlap_needed: float | None = None
+    ) -> tuple[bool, int, list[dict]]:
+        """(backed?, figures and names in it, findings) for one sentence; it is backed when
+        ``overlap_needed`` of its words are in the claims (``CHECKS_SENTENCE_OVERLAP`` unless
+        given)."""
         findings, quoted = [], excerpt(sentence)
         read = reading(sentence)
         sentence_figures, sentence_names = read.figures, read.names
@@ -336,7 +343,7 @@ class ClaimsSupport(Criterion):
             )
         tokens = read.tokens
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
-        backed = overlap >= settings.CHECKS_SENTENCE_OVERLAP
+        backed = overlap >= (settings.CHECKS_SENTENCE_OVERLAP if overlap_needed is None else overlap_needed)
         n_meaning = 0
         if overlap >= CLAIM_LIKE or sentence_figures or sentence_names:
             for written, canon in read.word_figures:
