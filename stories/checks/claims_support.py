@@ -35,8 +35,9 @@ from functools import lru_cache
 from django.conf import settings
 
 from stories.figures import figures, ranges
+from stories.name_index import NameIndex
 from stories.readable import visible
-from stories.text import NameIndex, names, sentences, tokens_and_key
+from stories.text import names, sentences, tokens_and_key
 
 from .base import ERROR, INFO, SEVERITY_RANK, WARNING, Criterion, CriterionResult, finding
 from .meaning import CONTRADICTED, load_judge, word_figures

@@ -9,7 +9,8 @@ import pytest
 
 from stories.checks import claims_support
 from stories.checks.meaning import judge, names
-from stories.text import NameIndex, name_stated
+from stories.name_index import NameIndex
+from stories.text import name_stated
 from tests.syndication.helpers import client_for
 
 LONG = ("Acme reported revenue of 12 million. " * 3000)[:100_000]
