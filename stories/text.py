@@ -350,7 +350,7 @@ def names(text: str) -> list[str]:
     """Distinctive names in a text, as written: single distinctive tokens, and runs of
     capitalised words ("Invisible Technologies"); a lone capitalised word counts when it is
     not the first word of its sentence ("the Muon optimizer")."""
-    if _nameless(text):  # most sentences of plain prose
+    if _nameless(text):  # a text with no name in it: not read token by token
         return []
     found: list[str] = []
     for sentence in sentences(text):

@@ -281,11 +281,10 @@ class ClaimsSupport(Criterion):
 
     @staticmethod
     def check_sentence(
-        path: str, sentence: str, evidence: Evidence, judge, overlap_needed: float | None = None
+        path: str, sentence: str, evidence: Evidence, judge, overlap_needed: float
     ) -> tuple[bool, int, list[dict]]:
         """(backed?, figures and names in it, findings) for one sentence; it is backed when
-        ``overlap_needed`` of its words are in the claims (``CHECKS_SENTENCE_OVERLAP`` unless
-        given)."""
+        ``overlap_needed`` (``CHECKS_SENTENCE_OVERLAP``) of its words are in the claims."""
         findings, quoted = [], excerpt(sentence)
         read = reading(sentence)
         sentence_figures, sentence_names = read.figures, read.names
@@ -344,7 +343,7 @@ class ClaimsSupport(Criterion):
             )
         tokens = read.tokens
         overlap = len(tokens & evidence.wording) / len(tokens) if tokens else 1.0
-        backed = overlap >= (settings.CHECKS_SENTENCE_OVERLAP if overlap_needed is None else overlap_needed)
+        backed = overlap >= overlap_needed
         n_meaning = 0
         if overlap >= CLAIM_LIKE or sentence_figures or sentence_names:
             for written, canon in read.word_figures:
