@@ -63,7 +63,10 @@ from .verbs import publish_story, publish_written, unpublish_story
 __all__ = ["ImportResult", "Importer", "Refused", "import_batch", "import_story", "save_document"]
 
 Refused = tuple[int, ImportResult]  # (line number, the result of a document the checks refused)
-RUN_SIZE = 250  # new stories written, then published, together (``Importer``)
+# New stories written, then published, together (``Importer``): a run forks its checks'
+# workers and reads its sources and candidates once, and after each fork the importing
+# process pays again for the pages it touches; a run's memory is the import's peak.
+RUN_SIZE = 500
 
 
 def import_story(doc: dict, *, user=None, action: str = "import", restore: bool = False) -> ImportResult:
