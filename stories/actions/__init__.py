@@ -24,7 +24,7 @@ from stories.desk import VersionConflict
 from .base import ActionError, ChecksFailed, can_edit
 from .commit import commit, record_revision
 from .forms import delete_part, save_forms
-from .imports import Importer, ImportResult, import_batch, import_story, save_document
+from .imports import Importer, ImportResult, Refused, import_batch, import_story, save_document
 from .review import send_back, submit_for_review
 from .verbs import (
     _bump,
@@ -41,6 +41,7 @@ __all__ = [
     "ChecksFailed",
     "ImportResult",
     "Importer",
+    "Refused",
     "VersionConflict",
     "_bump",
     "can_edit",

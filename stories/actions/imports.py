@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
@@ -62,7 +63,25 @@ from .verbs import publish_story, publish_written, unpublish_story
 
 __all__ = ["ImportResult", "Importer", "Refused", "import_batch", "import_story", "save_document"]
 
-Refused = tuple[int, ImportResult]  # (line number, the result of a document the checks refused)
+
+class Refused(NamedTuple):
+    """A document the checks refused to publish, imported as a draft: its line, its story's
+    id and what the checks said (the score, the criteria that failed). Kept small: an import
+    holds one for each refused document until its end, when they are reported, so a file of
+    many refused stories must not hold their rubrics and model instances."""
+
+    line: int
+    story_id: str
+    score: float
+    failing: tuple[str, ...]
+
+    @classmethod
+    def of(cls, line: int, story, result) -> Refused:
+        """``story``'s refusal on ``line``, from the ``CheckResult`` that refused it."""
+        failing = tuple(c["name"] for c in result.rubric["criteria"] if not c["passed"])
+        return cls(line, str(story.pk), result.score, failing)
+
+
 # New stories written, then published, together (``Importer``): a run forks its checks'
 # workers and reads its sources and candidates once, and after each fork the importing
 # process pays again for the pages it touches; a run's memory is the import's peak.
@@ -240,7 +259,7 @@ class Importer:
             raise _at(line, exc) from None
         self.counts[result.outcome] += 1
         if result.refused is not None:
-            self.refused.append((line, result))
+            self.refused.append(Refused.of(line, result.story, result.refused))
 
     def _create_new(self, run: list[Item]) -> None:
         if not run:
@@ -320,7 +339,7 @@ class Importer:
             search_index.send_refresh(searched)
         for (line, _, story), outcome in zip(waiting.publishing, outcomes):
             if not isinstance(outcome, Story):  # the CheckResult that refused it: it stays as written
-                self.refused.append((line, ImportResult(story, "created", refused=outcome)))
+                self.refused.append(Refused.of(line, story, outcome))
 
 
 def _at(line: int, exc: DeskError) -> DeskError:

@@ -55,8 +55,8 @@ class Command(BaseCommand):
             progress.done()
             for outcome, n in file_counts.items():
                 counts[outcome] += n
-            for line, result in refused:
-                self.stderr.write(f"{name}:{line}: {refusal(result)}")
+            for entry in refused:
+                self.stderr.write(f"{name}:{entry.line}: {refusal(entry)}")
             held += len(refused)
         self.stdout.write(
             f"stories: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged"
@@ -72,12 +72,11 @@ class Command(BaseCommand):
             raise CommandError("; ".join(problems))
 
 
-def refusal(result) -> str:
+def refusal(entry: actions.Refused) -> str:
     """What to tell of a story the checks refused to publish: the criteria that failed."""
-    failing = [c["name"] for c in result.refused.rubric["criteria"] if not c["passed"]]
     return (
-        f"story {result.story.pk} imported as a draft, not published: the checks failed "
-        f"(score {result.refused.score:.2f}; failing: {', '.join(failing)})"
+        f"story {entry.story_id} imported as a draft, not published: the checks failed "
+        f"(score {entry.score:.2f}; failing: {', '.join(entry.failing)})"
     )
 
 
@@ -140,8 +139,8 @@ def import_file(
     path: Path, *, progress=None, batch_size: int | None = None, restore: bool = False, refused: list | None = None
 ) -> dict[str, int]:
     """Import one file atomically: on any error nothing from the file is written. A story
-    the checks refuse to publish is no error: it is imported as a draft, and its (line,
-    ``ImportResult``) added to ``refused``.
+    the checks refuse to publish is no error: it is imported as a draft, and its
+    ``actions.Refused`` (line, story id, score, failing criteria) added to ``refused``.
     A ``.jsonl`` file is read line by line (never whole into memory), inside one transaction,
     ``BATCH_SIZE`` documents at a time: each is validated, then the batch is written
     (``stories.actions.Importer``, which publishes what it wrote in file order, while it
@@ -191,7 +190,7 @@ def import_file(
             result = actions.import_story(doc, restore=restore)
             counts[result.outcome] += 1
             if result.refused is not None:
-                refused.append((1, result))
+                refused.append(actions.Refused.of(1, result.story, result.refused))
             if progress:
                 progress(len(data), 1)
     return counts
