@@ -155,31 +155,47 @@ class Ahead:
         """The results for ``story_id`` if they were computed from ``revision``. When
         ``revision`` is the very one handed over, its validated document is kept for
         ``document``."""
-        handed = self.plan[1].pop(story_id, None) if self.plan is not None else None  # kept no longer
-        doc = self.plan[3].pop(story_id, None) if self.plan is not None else None
-        if doc is not None and handed is revision:
-            self.documents[story_id] = doc
+        handed = self.plan[1].get(story_id) if self.plan is not None else None
+        try:
+            return self._results(story_id, revision, handed)
+        finally:
+            # Kept no longer; dropped only now: while its chunk is awaited, the story may be
+            # the last one no worker has begun, and be checked here from its revision.
+            if self.plan is not None:
+                self.plan[1].pop(story_id, None)
+                doc = self.plan[3].pop(story_id, None)
+                if doc is not None and handed is revision:
+                    self.documents[story_id] = doc
+
+    def _results(self, story_id: str, revision: dict, handed: dict | None) -> dict | None:
         planned = self.digests.pop(story_id, None)
         if story_id in self.here:
-            checked, results = self.here.pop(story_id)
-            return results if checked is revision or digest(checked) == digest(revision) else None
+            return self._checked_here(story_id, revision)
         if story_id not in self.waiting:
             return None
         while self.waiting:
             if not self.ready:
                 chunk = self._next_chunk()
                 if chunk is None:
-                    return None
+                    return self._checked_here(story_id, revision)
                 self.ready = list(reversed(chunk))
             sid, seen, results = self.ready.pop()
             self.waiting.discard(sid)
             if sid == story_id:
-                if seen is None:
-                    return None
+                if seen is None:  # checked here while its chunk was awaited, or not at all
+                    return self._checked_here(story_id, revision)
                 # The revision handed over (whose digest was made as it was stored), or one
                 # serialised again to compare.
                 return results if seen == (planned if revision is handed else digest(revision)) else None
         return None
+
+    def _checked_here(self, story_id: str, revision: dict) -> dict | None:
+        """The results of ``_check_one_here`` for the story, if it was checked here from
+        ``revision`` (or an equal one)."""
+        if story_id not in self.here:
+            return None
+        checked, results = self.here.pop(story_id)
+        return results if checked is revision or digest(checked) == digest(revision) else None
 
     def document(self, story_id: str) -> dict | None:
         """The validated document of the revision taken for ``story_id``, once."""

@@ -322,6 +322,42 @@ def test_a_worker_that_does_not_answer_leaves_the_rest_here():
     assert got.take("f", revisions["f"]) is None
 
 
+class LateChunks(Chunks):
+    """Results not ready for the first ``misses`` looks."""
+
+    def __init__(self, chunks, misses):
+        super().__init__(chunks)
+        self.misses = misses
+
+    def next(self, timeout=None):
+        if self.misses:
+            self.misses -= 1
+            raise TimeoutError("not ready yet")
+        return super().next(timeout)
+
+
+def test_the_story_being_taken_may_be_checked_here_while_its_chunk_is_awaited(monkeypatch):
+    """With the workers' first chunk late, the importing process checks the batch from the
+    back, down to the story it is taking: that one is checked from its revision too, and its
+    results are the ones taken (the worker, finding it taken, returns none for it)."""
+    import multiprocessing
+
+    revisions = {sid: {"id": sid} for sid in "ab"}
+    monkeypatch.setattr(ahead, "_run", lambda reads, revision, sid, criteria, doc=None: {"x": revision["id"]})
+    claims = multiprocessing.get_context("fork").Array("b", 2)
+    plan = (None, dict(revisions), (), {sid: {"validated": sid} for sid in revisions})
+    chunks = LateChunks([[("a", None, None), ("b", None, None)]], misses=2)
+    got = Ahead(
+        Pool(chunks), list("ab"), plan=plan, claims=claims, digests={s: digest(r) for s, r in revisions.items()}
+    )
+    assert got.take("a", revisions["a"]) == {"x": "a"}  # b, then a itself, checked here
+    assert list(claims) == [ahead.HERE, ahead.HERE]
+    assert got.document("a") == {"validated": "a"}
+    assert got.take("b", revisions["b"]) == {"x": "b"}
+    assert got.take("b", revisions["b"]) is None  # taken once
+    assert plan[1] == {} and plan[3] == {}  # nothing kept once taken
+
+
 def test_when_no_worker_can_be_forked_the_stories_are_checked_here(
     tmp_path, demo, story_doc, workers, taken, monkeypatch
 ):
