@@ -16,6 +16,7 @@ import hashlib
 import sys
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterable
 from operator import add
 
 BINS = 128
@@ -40,6 +41,15 @@ def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
     return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
+def each_shingle(words: list[str]) -> Iterable[str]:
+    """The text's shingles in order, a repeated one each time it occurs (``shingles``
+    without the set): a signature keeps each bin's smallest hash, which a shingle hashed
+    twice leaves as it is, so building the set first only cost time."""
+    if len(words) < SHINGLE:
+        return [" ".join(words)] if words else []
+    return map(" ".join, zip(words, words[1:], words[2:]))
+
+
 _BLANK = hashlib.blake2b(digest_size=8)  # copied for each shingle: no parameters parsed again
 
 
@@ -49,7 +59,7 @@ def signature(words: list[str]) -> str:
     # integers in C (as ``_hash64`` reads one): bulk imports fingerprint every story.
     copy, digests = _BLANK.copy, []
     append = digests.append
-    for sh in shingles(words):
+    for sh in each_shingle(words):
         h = copy()
         h.update(sh.encode())
         append(h.digest())

@@ -379,6 +379,19 @@ def test_signatures_are_what_they_were(words):
     assert minhash.signature(words) == _reference_signature(words)
 
 
+def test_a_shingle_hashed_each_time_it_occurs_leaves_the_signature_as_it_was():
+    """The signature hashes every occurrence of a shingle, not the set of them: a text that
+    repeats itself still gives the bytes the set gives."""
+    from stories import minhash
+
+    once = ["the", "model", "scored", "higher", "than", "the", "baseline", "on", "every", "benchmark"]
+    repeated = once * 50
+    assert len(list(minhash.each_shingle(repeated))) > 40 * len(minhash.shingles(repeated))
+    assert minhash.signature(repeated) == _reference_signature(repeated)
+    assert set(minhash.each_shingle(repeated)) == minhash.shingles(repeated)
+    assert minhash.signature(["only", "two"]) == _reference_signature(["only", "two"])
+
+
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 40, 200, 2000])
 def test_signatures_of_texts_short_and_long_are_what_they_were(story_doc, size):
     """Short texts leave bins empty (their values borrowed from a neighbour); a long text
