@@ -358,18 +358,37 @@ def test_the_story_being_taken_may_be_checked_here_while_its_chunk_is_awaited(mo
     assert plan[1] == {} and plan[3] == {}  # nothing kept once taken
 
 
+def test_the_pools_worker_handler_waits_while_results_come(tmp_path, demo, story_doc, workers, taken, monkeypatch):
+    """The thread that keeps a pool's workers goes round its loop when a worker exits or the
+    pool's state changes, not for every result the workers send: a handful of times a run,
+    however many chunks of results come back."""
+    import multiprocessing.pool
+
+    rounds = []
+    maintain = multiprocessing.pool.Pool._maintain_pool
+
+    def counted(*args):
+        rounds.append(1)
+        return maintain(*args)
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "_maintain_pool", staticmethod(counted))
+    monkeypatch.setattr(Ahead, "_check_one_here", lambda self: setattr(self, "back", 0))  # every story ahead
+    docs = [d for _ in range(4) for d in faulty_docs(story_doc)]
+    for i, doc in enumerate(docs):
+        doc.update(id=str(700 + i), slug=f"{doc['slug']}-{i}")
+    rubrics(tmp_path, docs)
+    assert len(taken) == len(docs) and all(r is not None for r in taken)
+    chunks = -(-len(docs) // ahead.CHUNK)
+    assert chunks >= 8 and len(rounds) <= 3
+
+
 def test_when_no_worker_can_be_forked_the_stories_are_checked_here(
     tmp_path, demo, story_doc, workers, taken, monkeypatch
 ):
-    import multiprocessing
+    def no_fork(pool):  # where the pool forks its workers
+        raise OSError(11, "Resource temporarily unavailable")
 
-    context = multiprocessing.get_context("fork")
-
-    class NoFork(type(context)):
-        def Pool(self, *args, **kwargs):
-            raise OSError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: NoFork())
+    monkeypatch.setattr(ahead.QuietPool, "_repopulate_pool", no_fork)
     docs = faulty_docs(story_doc)
     no_fork = rubrics(tmp_path, docs)
     assert taken == []  # nothing ahead
