@@ -248,6 +248,23 @@ class QuietPool(multiprocessing.pool.Pool):
     second of CPU a run of 500 stories, for nothing. A worker that exits still wakes it
     (the workers' own sentinels)."""
 
+    def __init__(self, *args, **kwargs):
+        try:
+            super().__init__(*args, **kwargs)
+        except BaseException:
+            # Workers forked, but a thread of the pool could not start (the process limit
+            # counts threads): no worker of a pool that never ran is left behind, and no
+            # handler that did start goes on replacing them.
+            handler = getattr(self, "_worker_handler", None)
+            if handler is not None:
+                handler._state = multiprocessing.pool.TERMINATE
+                self._change_notifier.put(None)
+            for process in self._pool:
+                process.terminate()
+            for process in self._pool:
+                process.join()
+            raise
+
     def _get_sentinels(self):
         return [self._change_notifier._reader]
 
@@ -282,12 +299,15 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
     docs = {sid: validated(revision) for sid, revision, _ in revisions}
     plan = (reads, {sid: revision for sid, revision, _ in revisions}, tuple(criteria), docs)
     digests = {sid: text_digest(text) if text is not None else digest(revision) for sid, revision, text in revisions}
-    claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
-    _PLAN = (*plan, claims, {sid: i for i, (sid, _, _) in enumerate(revisions)}, digests)
     try:
+        claims = context.Array("b", len(revisions))  # shared memory, zeroed: every story free
+        _PLAN = (*plan, claims, {sid: i for i, (sid, _, _) in enumerate(revisions)}, digests)
         pool = QuietPool(workers, initializer=_worker_start, context=context)
-    except OSError:  # no process could be forked (memory, process limits): check them here
-        pool = None
+    except (OSError, RuntimeError):
+        # No process could be forked (memory, process limits), no thread of the pool started,
+        # or no semaphore could be made for the shared flags (no room, or no /dev/shm, where
+        # they live): every story is checked here.
+        pool = claims = None
     finally:
         _PLAN = None  # the workers have their copies
     if pool is None:

@@ -382,19 +382,58 @@ def test_the_pools_worker_handler_waits_while_results_come(tmp_path, demo, story
     assert chunks >= 8 and len(rounds) <= 3
 
 
-def test_when_no_worker_can_be_forked_the_stories_are_checked_here(
-    tmp_path, demo, story_doc, workers, taken, monkeypatch
-):
+def _no_fork(monkeypatch):
     def no_fork(pool):  # where the pool forks its workers
         raise OSError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(ahead.QuietPool, "_repopulate_pool", no_fork)
+
+
+def _no_semaphore(monkeypatch):  # /dev/shm full or missing: the shared flags' lock
+    import errno
+    import multiprocessing.synchronize
+
+    def no_room(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(multiprocessing.synchronize.SemLock, "__init__", no_room)
+
+
+def _no_thread(monkeypatch):  # the process limit counts threads: forked, but no handler
+    import multiprocessing.pool
+    import threading
+
+    start = threading.Thread.start
+
+    def limited(thread):
+        if (
+            getattr(getattr(thread, "_target", None), "__func__", None)
+            is multiprocessing.pool.Pool._handle_workers.__func__
+        ):
+            raise RuntimeError("can't start new thread")
+        return start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", limited)
+
+
+@pytest.mark.parametrize("failing", [_no_fork, _no_semaphore, _no_thread], ids=["fork", "semaphore", "thread"])
+def test_when_no_worker_can_be_started_the_stories_are_checked_here(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch, failing
+):
+    """No process forked, no semaphore for the shared flags, or no thread for the pool: the
+    import goes on with every story checked here, the rubrics those of the checks run in
+    process, and no worker of a pool that never ran is left behind."""
+    import multiprocessing
+
+    failing(monkeypatch)
     docs = faulty_docs(story_doc)
-    no_fork = rubrics(tmp_path, docs)
+    not_ahead = rubrics(tmp_path, docs)
     assert taken == []  # nothing ahead
+    assert multiprocessing.active_children() == []
+    monkeypatch.undo()
     Story.objects.exclude(pk=demo.pk).delete()
     workers.IMPORT_CHECK_WORKERS = 0
-    assert rubrics(tmp_path, docs) == no_fork
+    assert rubrics(tmp_path, docs) == not_ahead
 
 
 def test_no_workers_for_a_small_batch_or_another_judge(settings):
