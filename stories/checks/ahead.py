@@ -259,6 +259,8 @@ class QuietPool(multiprocessing.pool.Pool):
             if handler is not None:
                 handler._state = multiprocessing.pool.TERMINATE
                 self._change_notifier.put(None)
+                if handler.ident is not None:  # started: joined before its workers are
+                    handler.join()  # stopped, or it would fork others in their place
             for process in self._pool:
                 process.terminate()
             for process in self._pool:

@@ -399,24 +399,34 @@ def _no_semaphore(monkeypatch):  # /dev/shm full or missing: the shared flags' l
     monkeypatch.setattr(multiprocessing.synchronize.SemLock, "__init__", no_room)
 
 
-def _no_thread(monkeypatch):  # the process limit counts threads: forked, but no handler
-    import multiprocessing.pool
-    import threading
+def _no_thread(handler: str):
+    """The pool's ``handler`` thread cannot start (the process limit counts threads): its
+    workers are forked, and so, for the later handlers, is the worker handler's thread."""
 
-    start = threading.Thread.start
+    def failing(monkeypatch):
+        import multiprocessing.pool
+        import threading
 
-    def limited(thread):
-        if (
-            getattr(getattr(thread, "_target", None), "__func__", None)
-            is multiprocessing.pool.Pool._handle_workers.__func__
-        ):
-            raise RuntimeError("can't start new thread")
-        return start(thread)
+        target = getattr(multiprocessing.pool.Pool, handler)
+        target = getattr(target, "__func__", target)
+        start = threading.Thread.start
 
-    monkeypatch.setattr(threading.Thread, "start", limited)
+        def limited(thread):
+            found = getattr(thread, "_target", None)
+            if getattr(found, "__func__", found) is target:
+                raise RuntimeError("can't start new thread")
+            return start(thread)
+
+        monkeypatch.setattr(threading.Thread, "start", limited)
+
+    return failing
 
 
-@pytest.mark.parametrize("failing", [_no_fork, _no_semaphore, _no_thread], ids=["fork", "semaphore", "thread"])
+@pytest.mark.parametrize(
+    "failing",
+    [_no_fork, _no_semaphore, _no_thread("_handle_workers"), _no_thread("_handle_tasks")],
+    ids=["fork", "semaphore", "thread", "second-thread"],
+)
 def test_when_no_worker_can_be_started_the_stories_are_checked_here(
     tmp_path, demo, story_doc, workers, taken, monkeypatch, failing
 ):
