@@ -33,21 +33,18 @@ def _hash64(shingle: str) -> int:
     return int.from_bytes(hashlib.blake2b(shingle.encode(), digest_size=8).digest(), "little")
 
 
-def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
+def each_shingle(words: list[str], size: int = SHINGLE) -> Iterable[str]:
+    """The text's shingles in order, a repeated one each time it occurs, joined in C without
+    slicing: a signature keeps each bin's smallest hash, which a shingle hashed twice leaves
+    as it is, so it needs no set of them first."""
     if len(words) < size:
-        return {" ".join(words)} if words else set()
-    if size == 3:  # the common case: joined in C, without slicing
-        return set(map(" ".join, zip(words, words[1:], words[2:])))
-    return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
-
-
-def each_shingle(words: list[str]) -> Iterable[str]:
-    """The text's shingles in order, a repeated one each time it occurs (``shingles``
-    without the set): a signature keeps each bin's smallest hash, which a shingle hashed
-    twice leaves as it is, so building the set first only cost time."""
-    if len(words) < SHINGLE:
         return [" ".join(words)] if words else []
-    return map(" ".join, zip(words, words[1:], words[2:]))
+    return map(" ".join, zip(*(words[i:] for i in range(size))))
+
+
+def shingles(words: list[str], size: int = SHINGLE) -> set[str]:
+    """The set of the text's shingles."""
+    return set(each_shingle(words, size))
 
 
 _BLANK = hashlib.blake2b(digest_size=8)  # copied for each shingle: no parameters parsed again

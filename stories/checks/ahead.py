@@ -309,7 +309,7 @@ def checked_ahead(reads, revisions: list[tuple[str, dict, str | None]], criteria
         # No process could be forked (memory, process limits), no thread of the pool started,
         # or no semaphore could be made for the shared flags (no room, or no /dev/shm, where
         # they live): every story is checked here.
-        pool = claims = None
+        pool = None
     finally:
         _PLAN = None  # the workers have their copies
     if pool is None:

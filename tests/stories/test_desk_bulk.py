@@ -388,7 +388,7 @@ def test_a_shingle_hashed_each_time_it_occurs_leaves_the_signature_as_it_was():
     repeated = once * 50
     assert len(list(minhash.each_shingle(repeated))) > 40 * len(minhash.shingles(repeated))
     assert minhash.signature(repeated) == _reference_signature(repeated)
-    assert set(minhash.each_shingle(repeated)) == minhash.shingles(repeated)
+    assert minhash.shingles(repeated) == {" ".join(repeated[i : i + 3]) for i in range(len(repeated) - 2)}
     assert minhash.signature(["only", "two"]) == _reference_signature(["only", "two"])
 
 
