@@ -32,8 +32,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import logging
 import multiprocessing
 import multiprocessing.pool
+import time
 from contextvars import ContextVar
 
 from django.conf import settings
@@ -45,12 +47,14 @@ DETERMINISTIC_JUDGE = "stories.checks.meaning.judge.DeterministicJudge"
 CHUNK = 4  # stories a worker takes at a time
 FREE, A_WORKERS, HERE = 0, 1, 2  # who took a story (``Ahead``'s claims)
 WAIT_SECONDS = 120  # a worker that has not answered by then is given up (its stories checked here)
+LOOK_SECONDS = 0.25  # while waiting, how often the workers are looked at: one that exited is given up
 
 # What a worker inherits through the fork: (the batch's reads, story id -> revision, the
 # criteria to run, story id -> the revision validated or None, who took each story, story
 # id -> its place in the batch, story id -> the digest of its revision).
 _PLAN: tuple | None = None
 _AHEAD: ContextVar[Ahead | None] = ContextVar("checks_ahead", default=None)
+log = logging.getLogger(__name__)
 
 
 class WorkerQuery(Exception):
@@ -141,6 +145,7 @@ class Ahead:
         self, pool, story_ids: list[str], *, plan: tuple | None = None, claims=None, digests: dict | None = None
     ):
         self.pool = pool
+        self.workers = list(getattr(pool, "_pool", ()))  # the processes forked for the batch
         self.digests = digests or {}  # story id -> the digest of the revision handed over
         self.order = list(story_ids)
         self.waiting = set(story_ids)
@@ -204,18 +209,33 @@ class Ahead:
 
     def _next_chunk(self) -> list | None:
         """The workers' next chunk of results, checking stories here while it is not ready;
-        None when the workers are given up (every story left is checked here)."""
+        None when the workers are given up (every story left is checked here): when one of
+        them exited (killed, or out of memory: the chunk it held never comes), or when none
+        answered within ``WAIT_SECONDS`` of the last story here being taken."""
+        deadline = None
         while True:
             stealing = self.back > 0
+            if not stealing and deadline is None:
+                deadline = time.monotonic() + WAIT_SECONDS
             try:
-                return self.chunks.next(timeout=0 if stealing else WAIT_SECONDS)
-            except Exception:  # not ready yet; with no story left to take, a worker timed out or is gone
+                return self.chunks.next(timeout=0 if stealing else min(LOOK_SECONDS, WAIT_SECONDS))
+            except (multiprocessing.TimeoutError, TimeoutError):  # not ready yet
                 if stealing:
                     self._check_one_here()
                     continue
-                self.waiting.clear()  # every story left is checked here,
-                self.pool.terminate()  # and no worker goes on with them
-                return None
+                exited = [p.pid for p in self.workers if p.exitcode is not None]
+                if not exited and time.monotonic() < deadline:
+                    continue
+                why = f"worker {exited[0]} exited" if exited else f"no answer in {WAIT_SECONDS} s"
+            except Exception as error:  # StopIteration past the last chunk, or a chunk that failed
+                if stealing:
+                    self._check_one_here()
+                    continue
+                why = f"{type(error).__name__}: {error}"
+            log.warning("the checks' workers are given up (%s): the batch's stories left are checked here", why)
+            self.waiting.clear()  # every story left is checked here,
+            self.pool.terminate()  # and no worker goes on with them
+            return None
 
     def _check_one_here(self) -> None:
         """Check here the last story of the batch that no worker has begun, if any."""

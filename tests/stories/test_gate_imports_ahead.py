@@ -310,7 +310,8 @@ def test_the_revision_handed_over_is_known_by_its_digest_and_another_is_serialis
     assert got.take("c", {**revisions["c"], "headline": "Changed since"}) is None
 
 
-def test_a_worker_that_does_not_answer_leaves_the_rest_here():
+def test_a_worker_that_does_not_answer_leaves_the_rest_here(monkeypatch, caplog):
+    monkeypatch.setattr(ahead, "WAIT_SECONDS", 0)
     revisions = {sid: {"id": sid} for sid in "abcdef"}
     results = [(sid, digest(rev), {"x": sid}) for sid, rev in revisions.items()]
     pool = Pool(Chunks([results[:4], results[4:]], fail_after=1))
@@ -320,6 +321,37 @@ def test_a_worker_that_does_not_answer_leaves_the_rest_here():
     assert got.take("e", revisions["e"]) is None  # the second chunk never came
     assert pool.terminated  # the workers stop: nobody will read what they compute
     assert got.take("f", revisions["f"]) is None
+    assert "given up (no answer in 0 s)" in caplog.text
+
+
+def test_a_worker_that_dies_is_given_up_at_once_and_its_stories_checked_here(
+    tmp_path, demo, story_doc, workers, taken, monkeypatch, caplog
+):
+    """A worker killed mid-batch (the kernel's out-of-memory killer, an operator) never
+    answers for the chunk it held: the importing process notices the exit instead of waiting
+    out ``WAIT_SECONDS``, and checks the batch's stories left itself, with the same rubrics."""
+    import multiprocessing
+
+    docs = faulty_docs(story_doc)
+    expected = rubrics(tmp_path, docs)
+    Story.objects.exclude(pk=demo.pk).delete()
+    taken.clear()
+    parent, run, victim = os.getpid(), ahead._run, docs[ahead.CHUNK + 1]["id"]  # in the second chunk
+
+    def dying(reads, revision, sid, criteria, doc=None):
+        if os.getpid() != parent and sid == victim:
+            os._exit(9)  # the worker is gone, the chunk it held with it
+        return run(reads, revision, sid, criteria, doc)
+
+    monkeypatch.setattr(ahead, "_run", dying)
+    monkeypatch.setattr(Ahead, "_check_one_here", lambda self: setattr(self, "back", 0))  # every story ahead
+    monkeypatch.setattr(ahead, "WAIT_SECONDS", 60)  # longer than the test takes: not what gave the worker up
+    assert rubrics(tmp_path, docs) == expected
+    assert "exited): the batch's stories left are checked here" in caplog.text
+    first = ahead.CHUNK  # the first chunk came; from the victim's chunk on, every story was checked here
+    assert len(taken) == len(docs) > first + 1
+    assert all(r is not None for r in taken[:first]) and taken[first:] == [None] * (len(docs) - first)
+    assert multiprocessing.active_children() == []
 
 
 class LateChunks(Chunks):
