@@ -290,6 +290,36 @@ class QuietPool(multiprocessing.pool.Pool):
     def _get_sentinels(self):
         return [self._change_notifier._reader]
 
+    def terminate(self):
+        """As the standard pool's, but the workers are stopped first. A worker that died
+        (killed, or out of memory) may hold a queue's lock for good: the tasks' read lock,
+        which a worker holds while it waits for a task, or the results' write lock, while it
+        sends one; the standard terminate waits for the first, and its task handler for the
+        second, forever. With every worker stopped and none replaced, nobody else can hold
+        them: they are freed. The workers have nothing to finish: their batch is published,
+        or given up."""
+        if self._state != multiprocessing.pool.TERMINATE:
+            handler = self._worker_handler
+            handler._state = multiprocessing.pool.TERMINATE  # no worker replaced from here on
+            self._change_notifier.put(None)
+            handler.join()
+            for process in self._pool:
+                process.kill()
+            for process in self._pool:
+                process.join()
+            _free(self._inqueue._rlock, wait=0)  # taken by workers only
+            # Also taken, for a moment, by this process's task handler as it ends.
+            _free(self._outqueue._wlock, wait=1)
+        super().terminate()
+
+
+def _free(lock, wait: float) -> None:
+    """Free ``lock``, held by nobody or by a process that is gone (``wait``: seconds that a
+    thread of this process may still take to release it)."""
+    if lock is not None:
+        lock.acquire(timeout=wait)  # taken here if free; otherwise the dead worker's
+        lock.release()
+
 
 def workers_for(count: int) -> int:
     if count < settings.IMPORT_CHECK_AHEAD_MIN or settings.IMPORT_CHECK_WORKERS < 1:

@@ -354,6 +354,63 @@ def test_a_worker_that_dies_is_given_up_at_once_and_its_stories_checked_here(
     assert multiprocessing.active_children() == []
 
 
+_QUEUES = {}  # the results' queue of the pool below, for its workers to find
+
+
+class ResultsQueueShown(ahead.QuietPool):
+    def _setup_queues(self):
+        super()._setup_queues()
+        _QUEUES["results"] = self._outqueue  # before the workers are forked: they inherit it
+
+
+def _die_sending(_):
+    """In a worker: die halfway through sending a result (holding the results' write lock)."""
+    _QUEUES["results"]._wlock.acquire()
+    os._exit(9)
+
+
+def _killed_waiting(pool):
+    """A worker killed while it waits for a task (holding the tasks' read lock)."""
+    import signal
+
+    assert pool.map(abs, [-1, -2]) == [1, 2]
+    deadline = time.monotonic() + 10
+    while pool._inqueue._rlock.acquire(block=False):  # until the worker waits for its next task
+        pool._inqueue._rlock.release()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    (worker,) = pool._pool
+    os.kill(worker.pid, signal.SIGKILL)
+    return worker
+
+
+def _killed_sending(pool):
+    (worker,) = pool._pool
+    pool.map_async(_die_sending, [1])
+    return worker
+
+
+@pytest.mark.parametrize("killed", [_killed_waiting, _killed_sending], ids=["waiting", "sending"])
+def test_a_worker_killed_holding_a_queues_lock_does_not_hang_the_pools_end(killed):
+    """A worker killed while it holds one of the queues' locks never frees it; the pool's end
+    (as an import gives its workers up, or ends a run) frees it instead of waiting for it."""
+    import multiprocessing
+    import threading
+
+    pool = ResultsQueueShown(1, context=multiprocessing.get_context("fork"))
+    worker = killed(pool)
+    deadline = time.monotonic() + 10
+    while worker.exitcode is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    ending = threading.Thread(target=pool.terminate, daemon=True)
+    ending.start()
+    ending.join(10)  # a bound on a hang, not a timing: it ends in a fraction of a second
+    assert not ending.is_alive(), "the pool's end waits for a lock the dead worker held"
+    pool.join()
+    assert multiprocessing.active_children() == []
+
+
 class LateChunks(Chunks):
     """Results not ready for the first ``misses`` looks."""
 
