@@ -34,7 +34,6 @@ import gc
 import hashlib
 import logging
 import multiprocessing
-import multiprocessing.pool
 import time
 from contextvars import ContextVar
 
@@ -43,11 +42,12 @@ from django.db import connections
 
 from newsroom.fields import OrderedJSONField
 
+from .pool import LOOK_SECONDS, QuietPool
+
 DETERMINISTIC_JUDGE = "stories.checks.meaning.judge.DeterministicJudge"
 CHUNK = 4  # stories a worker takes at a time
 FREE, A_WORKERS, HERE = 0, 1, 2  # who took a story (``Ahead``'s claims)
 WAIT_SECONDS = 120  # a worker that has not answered by then is given up (its stories checked here)
-LOOK_SECONDS = 0.25  # while waiting, how often the workers are looked at: one that exited is given up
 
 # What a worker inherits through the fork: (the batch's reads, story id -> revision, the
 # criteria to run, story id -> the revision validated or None, who took each story, story
@@ -240,13 +240,22 @@ class Ahead:
     def _check_one_here(self) -> None:
         """Check here the last story of the batch that no worker has begun, if any."""
         reads, revisions, criteria, docs = self.plan
+        lock = self.claims.get_lock()
         while self.back > 0:
-            self.back -= 1
-            with self.claims.get_lock():
+            # A worker killed while it held the flags' lock never frees it: once one has
+            # exited, nothing more is taken here, and ``_next_chunk`` gives the workers up.
+            while not lock.acquire(timeout=LOOK_SECONDS):
+                if any(p.exitcode is not None for p in self.workers):
+                    self.back = 0
+                    return
+            try:
+                self.back -= 1
                 if self.claims[self.back] != FREE:
                     self.back = 0  # the workers go in order: they have begun every story before it
                     return
                 self.claims[self.back] = HERE
+            finally:
+                lock.release()
             sid = self.order[self.back]
             if sid in self.waiting:
                 revision = revisions[sid]
@@ -256,69 +265,6 @@ class Ahead:
                     results = None
                 self.here[sid] = (revision, results)
                 return
-
-
-class QuietPool(multiprocessing.pool.Pool):
-    """A process pool whose worker handler (the thread that replaces workers that exited)
-    wakes when a worker exits or the pool's state changes, not whenever a result waits in
-    the results' pipe. The standard pool also wakes it for those results (for workers that
-    retire after ``maxtasksperchild`` tasks, which this pool never sets); while a chunk's
-    results waited for the result handler, it went round its loop without blocking, each
-    time taking the interpreter's lock from the importing process: about a tenth of a
-    second of CPU a run of 500 stories, for nothing. A worker that exits still wakes it
-    (the workers' own sentinels)."""
-
-    def __init__(self, *args, **kwargs):
-        try:
-            super().__init__(*args, **kwargs)
-        except BaseException:
-            # Workers forked, but a thread of the pool could not start (the process limit
-            # counts threads): no worker of a pool that never ran is left behind, and no
-            # handler that did start goes on replacing them.
-            handler = getattr(self, "_worker_handler", None)
-            if handler is not None:
-                handler._state = multiprocessing.pool.TERMINATE
-                self._change_notifier.put(None)
-                if handler.ident is not None:  # started: joined before its workers are
-                    handler.join()  # stopped, or it would fork others in their place
-            for process in self._pool:
-                process.terminate()
-            for process in self._pool:
-                process.join()
-            raise
-
-    def _get_sentinels(self):
-        return [self._change_notifier._reader]
-
-    def terminate(self):
-        """As the standard pool's, but the workers are stopped first. A worker that died
-        (killed, or out of memory) may hold a queue's lock for good: the tasks' read lock,
-        which a worker holds while it waits for a task, or the results' write lock, while it
-        sends one; the standard terminate waits for the first, and its task handler for the
-        second, forever. With every worker stopped and none replaced, nobody else can hold
-        them: they are freed. The workers have nothing to finish: their batch is published,
-        or given up."""
-        if self._state != multiprocessing.pool.TERMINATE:
-            handler = self._worker_handler
-            handler._state = multiprocessing.pool.TERMINATE  # no worker replaced from here on
-            self._change_notifier.put(None)
-            handler.join()
-            for process in self._pool:
-                process.kill()
-            for process in self._pool:
-                process.join()
-            _free(self._inqueue._rlock, wait=0)  # taken by workers only
-            # Also taken, for a moment, by this process's task handler as it ends.
-            _free(self._outqueue._wlock, wait=1)
-        super().terminate()
-
-
-def _free(lock, wait: float) -> None:
-    """Free ``lock``, held by nobody or by a process that is gone (``wait``: seconds that a
-    thread of this process may still take to release it)."""
-    if lock is not None:
-        lock.acquire(timeout=wait)  # taken here if free; otherwise the dead worker's
-        lock.release()
 
 
 def workers_for(count: int) -> int:

@@ -369,6 +369,16 @@ def _die_sending(_):
     os._exit(9)
 
 
+def _die_halfway_sent(_):
+    """In a worker: die with a result half sent (its length and part of it in the pipe), as a
+    worker killed in a write the full pipe held up, or between a large result's two writes."""
+    import struct
+
+    _QUEUES["results"]._wlock.acquire()
+    os.write(_QUEUES["results"]._writer.fileno(), struct.pack("!i", 40000) + b"\x80" * 1000)
+    os._exit(9)
+
+
 def _killed_waiting(pool):
     """A worker killed while it waits for a task (holding the tasks' read lock)."""
     import signal
@@ -390,7 +400,15 @@ def _killed_sending(pool):
     return worker
 
 
-@pytest.mark.parametrize("killed", [_killed_waiting, _killed_sending], ids=["waiting", "sending"])
+def _killed_halfway_sent(pool):
+    (worker,) = pool._pool
+    pool.map_async(_die_halfway_sent, [1])
+    return worker
+
+
+@pytest.mark.parametrize(
+    "killed", [_killed_waiting, _killed_sending, _killed_halfway_sent], ids=["waiting", "sending", "half-sent"]
+)
 def test_a_worker_killed_holding_a_queues_lock_does_not_hang_the_pools_end(killed):
     """A worker killed while it holds one of the queues' locks never frees it; the pool's end
     (as an import gives its workers up, or ends a run) frees it instead of waiting for it."""
@@ -407,6 +425,40 @@ def test_a_worker_killed_holding_a_queues_lock_does_not_hang_the_pools_end(kille
     ending.start()
     ending.join(10)  # a bound on a hang, not a timing: it ends in a fraction of a second
     assert not ending.is_alive(), "the pool's end waits for a lock the dead worker held"
+    pool.join()
+    assert multiprocessing.active_children() == []
+
+
+_FLAGS = {}  # the claims' flags of the run below, for its workers to find
+
+
+def _die_holding_the_flags(_):
+    """In a worker: die holding the lock of the flags that say who took each story."""
+    _FLAGS["claims"].get_lock().acquire()
+    os._exit(9)
+
+
+def test_a_worker_killed_holding_the_flags_lock_is_given_up(monkeypatch):
+    """The importing process, checking stories from the back while it waits, does not wait
+    forever for the lock of the flags a killed worker held: the workers are given up."""
+    import multiprocessing
+    import threading
+
+    context = multiprocessing.get_context("fork")
+    revisions = {sid: {"id": sid} for sid in "abcdefgh"}
+    claims = _FLAGS["claims"] = context.Array("b", len(revisions))
+    monkeypatch.setattr(ahead, "_check_many", _die_holding_the_flags)
+    monkeypatch.setattr(ahead, "_run", lambda *args: {"x": 1})
+    pool = ahead.QuietPool(1, context=context)
+    (worker,) = pool._pool
+    got = Ahead(pool, list(revisions), plan=(None, dict(revisions), (), {}), claims=claims)
+    worker.join(10)
+    assert worker.exitcode is not None
+    taking = threading.Thread(target=got.take, args=("a", revisions["a"]), daemon=True)
+    taking.start()
+    taking.join(10)  # a bound on a hang
+    assert not taking.is_alive(), "the importing process waits for the flags' lock the dead worker held"
+    pool.terminate()
     pool.join()
     assert multiprocessing.active_children() == []
 
