@@ -118,7 +118,7 @@ def main() -> None:
             if not ended.wait(HANG_SECONDS):
                 print(f"round {current[0]} hangs; every thread's stack:", flush=True)
                 faulthandler.dump_traceback(file=sys.stdout, all_threads=True)
-                for pid in pids:
+                for pid in [*pids, *(p.pid for p in multiprocessing.active_children())]:
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
