@@ -94,7 +94,7 @@ def one_round(mode: str, workers: int, back: bool, pids: list[int]) -> None:
     if killer:
         killer.join()
     left = multiprocessing.active_children()
-    threads = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    threads = [t for t in threading.enumerate() if t is not threading.main_thread() and t.name != "watchdog"]
     assert not left and not threads, (left, threads)
 
 
@@ -125,7 +125,7 @@ def main() -> None:
                         pass
                 os._exit(3)
 
-    threading.Thread(target=watchdog, daemon=True).start()
+    threading.Thread(target=watchdog, name="watchdog", daemon=True).start()
     started = time.monotonic()
     for n in range(args.rounds):
         current[0] = n

@@ -218,24 +218,26 @@ class Ahead:
             if not stealing and deadline is None:
                 deadline = time.monotonic() + WAIT_SECONDS
             try:
-                return self.chunks.next(timeout=0 if stealing else min(LOOK_SECONDS, WAIT_SECONDS))
-            except (multiprocessing.TimeoutError, TimeoutError):  # not ready yet
+                return self.chunks.next(timeout=0 if stealing else LOOK_SECONDS)
+            except Exception as error:  # not ready yet, past the last chunk, or a chunk that failed
                 if stealing:
                     self._check_one_here()
                     continue
-                exited = [p.pid for p in self.workers if p.exitcode is not None]
-                if not exited and time.monotonic() < deadline:
-                    continue
-                why = f"worker {exited[0]} exited" if exited else f"no answer in {WAIT_SECONDS} s"
-            except Exception as error:  # StopIteration past the last chunk, or a chunk that failed
-                if stealing:
-                    self._check_one_here()
-                    continue
-                why = f"{type(error).__name__}: {error}"
+                if isinstance(error, (multiprocessing.TimeoutError, TimeoutError)):
+                    exited = self._exited()
+                    if not exited and time.monotonic() < deadline:
+                        continue
+                    why = f"worker {exited[0]} exited" if exited else f"no answer in {WAIT_SECONDS} s"
+                else:
+                    why = f"{type(error).__name__}: {error}"
             log.warning("the checks' workers are given up (%s): the batch's stories left are checked here", why)
             self.waiting.clear()  # every story left is checked here,
             self.pool.terminate()  # and no worker goes on with them
             return None
+
+    def _exited(self) -> list[int]:
+        """The process ids of the batch's workers that exited."""
+        return [p.pid for p in self.workers if p.exitcode is not None]
 
     def _check_one_here(self) -> None:
         """Check here the last story of the batch that no worker has begun, if any."""
@@ -245,7 +247,7 @@ class Ahead:
             # A worker killed while it held the flags' lock never frees it: once one has
             # exited, nothing more is taken here, and ``_next_chunk`` gives the workers up.
             while not lock.acquire(timeout=LOOK_SECONDS):
-                if any(p.exitcode is not None for p in self.workers):
+                if self._exited():
                     self.back = 0
                     return
             try:
